@@ -1,0 +1,275 @@
+package league
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/scripts"
+	"github.com/league-engine/league/tiers"
+)
+
+// BoardID names a sub-board within a period: its tier and its number
+// (1-based). Its text form is "<tier>-<n>", e.g. "gold-3".
+type BoardID struct {
+	Tier string
+	N    int
+}
+
+func (b BoardID) String() string { return b.Tier + "-" + strconv.Itoa(b.N) }
+
+// ParseBoardID parses "<tier>-<n>".
+func ParseBoardID(s string) (BoardID, error) {
+	i := strings.LastIndexByte(s, '-')
+	if i <= 0 {
+		return BoardID{}, fieldError("board", "%q is not <tier>-<number>, e.g. gold-3", s)
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil || n < 1 {
+		return BoardID{}, fieldError("board", "%q does not end in a board number from 1", s)
+	}
+	return BoardID{Tier: s[:i], N: n}, nil
+}
+
+// Board is a sub-board's ranking.
+type Board struct {
+	League  string
+	Period  Period
+	ID      BoardID
+	Entries []Entry
+}
+
+// Entry is one ranked player of a board.
+type Entry struct {
+	Rank   int
+	Player string
+	Name   string
+	Avatar string
+	Score  int64
+	// Zone is where the rank falls under the tier's ratios and the board's
+	// current size (tiers.Ladder.Zone, the rule settlement applies).
+	Zone tiers.Zone
+}
+
+// Board returns every entry of a sub-board of the given period (the zero
+// Period means the current one). One round trip: the sorted set and the
+// names hash, pipelined.
+func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id BoardID) (Board, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return Board{}, err
+	}
+	idx, err := lv.TierIndex(id.Tier)
+	if err != nil {
+		return Board{}, err
+	}
+	if period.IsZero() {
+		period, _ = e.current(lv)
+	}
+	start := period.Start.Unix()
+	pipe := e.rdb.Pipeline()
+	zr := pipe.ZRevRangeWithScores(ctx, lv.keys.board(start, lv.code[idx], id.N), 0, -1)
+	names := pipe.HGetAll(ctx, lv.keys.names(start, lv.code[idx], id.N))
+	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+		return Board{}, internal("board", err)
+	}
+	zs := zr.Val()
+	if len(zs) == 0 {
+		return Board{}, Errorf(NotFound, "league %q has no board %s in period %s", lv.ID, id, period.ID())
+	}
+	b := Board{League: lv.ID, Period: period, ID: id, Entries: make([]Entry, len(zs))}
+	nm := names.Val()
+	for i, z := range zs {
+		player := z.Member.(string)
+		name, avatar, _ := strings.Cut(nm[player], profileSep)
+		score, _ := lv.Packing().Unpack(z.Score)
+		b.Entries[i] = Entry{
+			Rank: i + 1, Player: player, Name: name, Avatar: avatar, Score: score,
+			Zone: lv.Ladder.Zone(idx, i+1, len(zs), score),
+		}
+	}
+	return b, nil
+}
+
+// Standing is where a player stands in the current period.
+type Standing struct {
+	League string
+	Player string
+	Period Period
+	// Joined reports whether the player joined the current period. If not,
+	// Tier is the tier a join would place them in and the rest is zero.
+	Joined    bool
+	Tier      string
+	Board     BoardID
+	Rank      int
+	Score     int64
+	BoardSize int
+	// Gap is the score the player needs to draw level with the player just
+	// above; 0 at rank 1.
+	Gap  int64
+	Zone tiers.Zone
+}
+
+// Standing returns the player's standing in the current period: one round
+// trip to Redis. A player who never joined the league is NotFound.
+func (e *Engine) Standing(ctx context.Context, leagueID, player string) (Standing, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return Standing{}, err
+	}
+	if err := CheckPlayerID(player); err != nil {
+		return Standing{}, err
+	}
+	p, _ := e.current(lv)
+	ks, args := e.standingArgs(lv, player)
+	reply, err := scripts.Standing.RunRO(ctx, e.rdb, ks, args...).Slice()
+	if err != nil {
+		return Standing{}, internal("standing", err)
+	}
+	return e.standing(lv, p, player, reply)
+}
+
+// Standings returns several players' standings in one round trip (a
+// pipeline). errs[i] is the error of players[i].
+func (e *Engine) Standings(ctx context.Context, leagueID string, players []string) ([]Standing, []error, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(players) > MaxBatch {
+		return nil, nil, fieldError("players", "%d players, at most %d", len(players), MaxBatch)
+	}
+	out := make([]Standing, len(players))
+	errs := make([]error, len(players))
+	var valid []int
+	for i, pl := range players {
+		if errs[i] = CheckPlayerID(pl); errs[i] == nil {
+			valid = append(valid, i)
+		}
+	}
+	if len(valid) == 0 {
+		return out, errs, nil
+	}
+	p, _ := e.current(lv)
+	cmds, err := e.pipeline(ctx, scripts.Standing, len(valid), func(j int) ([]string, []any) {
+		return e.standingArgs(lv, players[valid[j]])
+	})
+	if err != nil {
+		return nil, nil, internal("standings", err)
+	}
+	for j, i := range valid {
+		reply, err := cmds[j].Slice()
+		if err != nil {
+			errs[i] = internal("standing", err)
+			continue
+		}
+		out[i], errs[i] = e.standing(lv, p, players[i], reply)
+	}
+	return out, errs, nil
+}
+
+func (e *Engine) standingArgs(lv *live, player string) ([]string, []any) {
+	return []string{lv.keys.record(player), lv.keys.meta()},
+		[]any{player, lv.keys.prefix, lv.BoardSize}
+}
+
+// standing interprets a standing.lua reply.
+func (e *Engine) standing(lv *live, p Period, player string, reply []any) (Standing, error) {
+	if len(reply) == 0 {
+		return Standing{}, Errorf(NotFound, "player %q has never joined league %q", player, lv.ID)
+	}
+	rec, ok := decodeRecord(reply[0].(string))
+	if !ok {
+		return Standing{}, internal("standing", fmt.Errorf("bad record %q", reply[0]))
+	}
+	look := lookup{rank: int(reply[1].(int64)), size: int(reply[2].(int64))}
+	var packed float64
+	if look.rank > 0 {
+		packed, _ = strconv.ParseFloat(reply[3].(string), 64)
+		look.score, _ = lv.Packing().Unpack(packed)
+	}
+	s := Standing{League: lv.ID, Player: player, Period: p}
+	if rec.start != p.Start.Unix() {
+		// Not joined this period: the tier a join would give them.
+		tier, _ := e.resolve(lv, rec, look, reply[5].(int64), p)
+		s.Tier = lv.Ladder.Tier(tier).ID
+		return s, nil
+	}
+	idx, ok := lv.index[rec.tier]
+	if !ok {
+		return Standing{}, internal("standing", fmt.Errorf("unknown tier code %d", rec.tier))
+	}
+	board, _ := placement(rec.n, lv.BoardSize)
+	s.Joined, s.Tier = true, lv.Ladder.Tier(idx).ID
+	s.Board = BoardID{Tier: s.Tier, N: board}
+	s.Rank, s.Score, s.BoardSize = look.rank, look.score, look.size
+	if above, ok := reply[4].(string); ok && above != "" {
+		f, _ := strconv.ParseFloat(above, 64)
+		a, _ := lv.Packing().Unpack(f)
+		s.Gap = a - s.Score
+	}
+	s.Zone = lv.Ladder.Zone(idx, s.Rank, s.BoardSize, s.Score)
+	return s, nil
+}
+
+// Populations returns how many players joined each tier (by id) in a period
+// (the zero Period means the current one).
+func (e *Engine) Populations(ctx context.Context, leagueID string, period Period) (map[string]int, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return nil, err
+	}
+	if period.IsZero() {
+		period, _ = e.current(lv)
+	}
+	m, err := e.rdb.HGetAll(ctx, lv.keys.counters(period.Start.Unix())).Result()
+	if err != nil {
+		return nil, internal("populations", err)
+	}
+	out := make(map[string]int, lv.Ladder.Len())
+	for i := 0; i < lv.Ladder.Len(); i++ {
+		n, _ := strconv.Atoi(m[strconv.Itoa(lv.code[i])])
+		out[lv.Ladder.Tier(i).ID] = n
+	}
+	return out, nil
+}
+
+// PendingRewards returns the rewards settlement left for the player that no
+// join has delivered yet.
+func (e *Engine) PendingRewards(ctx context.Context, leagueID, player string) ([]Reward, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckPlayerID(player); err != nil {
+		return nil, err
+	}
+	v, err := e.rdb.HGet(ctx, lv.keys.reward(player), player).Result()
+	if err == redis.Nil {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, internal("pending rewards", err)
+	}
+	start, state, rest := splitReward(v)
+	if state != "p" {
+		return nil, nil
+	}
+	return parseDelivered(start + "|" + rest)
+}
+
+// splitReward splits a reward bucket value "<start>|<state>|<rest>".
+func splitReward(v string) (start, state, rest string) {
+	start, v, _ = strings.Cut(v, "|")
+	state, rest, _ = strings.Cut(v, "|")
+	return start, state, rest
+}
+
+// periodOf returns the period that starts at the given Unix second.
+func (lv *live) periodOf(start int64) (Period, error) {
+	return lv.Schedule.Containing(time.Unix(start, 0).UTC())
+}

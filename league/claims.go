@@ -1,0 +1,101 @@
+package league
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/tiers"
+)
+
+// Claim is one delivery of rewards by a join, recorded in the claims stream
+// by join.lua and copied to the Store by the claims recorder.
+type Claim struct {
+	League string
+	Player string
+	Earned time.Time // start of the period the rewards were earned in
+	Period time.Time // start of the period whose join delivered them
+	At     time.Time // Redis's clock at the join
+	Tier   string    // the tier and rank that earned them
+	Rank   int
+	Items  []tiers.Item
+	id     string
+}
+
+const claimsGroup = "recorder"
+
+// ReadClaims returns up to count claims not yet acknowledged: first those a
+// consumer took more than a minute ago without acknowledging (it died), then
+// new ones, waiting up to block for them. Acknowledge each once it is stored.
+func (e *Engine) ReadClaims(ctx context.Context, leagueID, consumer string, count int, block time.Duration) ([]Claim, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return nil, err
+	}
+	stream := lv.keys.claims()
+	err = e.rdb.XGroupCreateMkStream(ctx, stream, claimsGroup, "0").Err()
+	if err != nil && !redis.HasErrorPrefix(err, "BUSYGROUP") {
+		return nil, internal("claims", err)
+	}
+	msgs, _, err := e.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+		Stream: stream, Group: claimsGroup, Consumer: consumer, MinIdle: time.Minute, Start: "0-0", Count: int64(count),
+	}).Result()
+	if err != nil && err != redis.Nil {
+		return nil, internal("claims", err)
+	}
+	if len(msgs) == 0 {
+		res, err := e.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+			Group: claimsGroup, Consumer: consumer, Streams: []string{stream, ">"}, Count: int64(count), Block: block,
+		}).Result()
+		if err != nil && err != redis.Nil {
+			return nil, internal("claims", err)
+		}
+		for _, s := range res {
+			msgs = append(msgs, s.Messages...)
+		}
+	}
+	out := make([]Claim, 0, len(msgs))
+	for _, m := range msgs {
+		c := Claim{League: lv.ID, id: m.ID}
+		c.Player, _ = m.Values["player"].(string)
+		c.Earned = unixField(m.Values["earned"], time.Second)
+		c.Period = unixField(m.Values["period"], time.Second)
+		c.At = unixField(m.Values["at"], time.Millisecond)
+		var r Reward
+		if js, _ := m.Values["items"].(string); json.Unmarshal([]byte(js), &r) == nil {
+			c.Tier, c.Rank, c.Items = r.Tier, r.Rank, r.Items
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// AckClaims acknowledges stored claims and removes them from the stream.
+func (e *Engine) AckClaims(ctx context.Context, leagueID string, claims []Claim) error {
+	lv, err := e.live(leagueID)
+	if err != nil || len(claims) == 0 {
+		return err
+	}
+	ids := make([]string, len(claims))
+	for i, c := range claims {
+		ids[i] = c.id
+	}
+	pipe := e.rdb.Pipeline()
+	pipe.XAck(ctx, lv.keys.claims(), claimsGroup, ids...)
+	pipe.XDel(ctx, lv.keys.claims(), ids...)
+	_, err = pipe.Exec(ctx)
+	return internal("ack claims", err)
+}
+
+func unixField(v any, unit time.Duration) time.Time {
+	s, _ := v.(string)
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.Unix(0, n*int64(unit)).UTC()
+}

@@ -1,0 +1,217 @@
+package league
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/scripts"
+)
+
+// Engine runs the live leagues on Redis: joins, score writes and reads, and
+// the Redis side of settlement. It is safe for concurrent use; any number of
+// engines (processes) may share one Redis.
+type Engine struct {
+	rdb     redis.UniversalClient
+	ns      string
+	clock   func() time.Time // nil: Redis's clock decides
+	log     *slog.Logger
+	leagues map[string]*live
+	ids     []string
+	// skew is Redis's clock minus ours in ms, learned from replies, so the
+	// period we guess before asking Redis is right even on a skewed host.
+	skew atomic.Int64
+}
+
+// live is a league plus what the engine keeps for it at run time.
+type live struct {
+	*League
+	keys   keys
+	code   []int       // ladder index -> tier code in Redis
+	index  map[int]int // tier code -> ladder index
+	period atomic.Pointer[[2]Period] // the current period and the one before
+}
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithNamespace sets the first part of every key (default "league"), so
+// several deployments, or tests, can share one Redis.
+func WithNamespace(ns string) Option { return func(e *Engine) { e.ns = ns } }
+
+// WithClock makes the engine decide periods by this clock instead of Redis's
+// (the clock's time is passed to every script). For tests that cross period
+// boundaries without sleeping; production leaves Redis's clock in charge.
+func WithClock(now func() time.Time) Option { return func(e *Engine) { e.clock = now } }
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
+
+// Open prepares the leagues on Redis: loads the scripts and settles each
+// tier's code. The leagues must have passed Init.
+func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opts ...Option) (*Engine, error) {
+	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: make(map[string]*live, len(leagues))}
+	for _, o := range opts {
+		o(e)
+	}
+	if strings.ContainsAny(e.ns, "{}") || e.ns == "" {
+		return nil, fmt.Errorf("league: namespace %q must be non-empty and free of braces", e.ns)
+	}
+	if err := loadScripts(ctx, rdb); err != nil {
+		return nil, internal("load scripts", err)
+	}
+	for _, l := range leagues {
+		if _, dup := e.leagues[l.ID]; dup {
+			return nil, fmt.Errorf("league: %q configured twice", l.ID)
+		}
+		lv := &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}}
+		if err := e.tierCodes(ctx, lv); err != nil {
+			return nil, err
+		}
+		e.leagues[l.ID] = lv
+		e.ids = append(e.ids, l.ID)
+	}
+	sort.Strings(e.ids)
+	return e, nil
+}
+
+// loadScripts loads the scripts into every master (cluster) or the server.
+func loadScripts(ctx context.Context, rdb redis.UniversalClient) error {
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		return c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			return scripts.Load(ctx, m)
+		})
+	}
+	return scripts.Load(ctx, rdb)
+}
+
+func (e *Engine) tierCodes(ctx context.Context, lv *live) error {
+	ids := make([]any, lv.Ladder.Len())
+	for i := range ids {
+		ids[i] = lv.Ladder.Tier(i).ID
+	}
+	codes, err := scripts.Tiers.Run(ctx, e.rdb, []string{lv.keys.tiers()}, ids...).Int64Slice()
+	if err != nil {
+		return internal("tier codes", err)
+	}
+	lv.code = make([]int, len(codes))
+	for i, c := range codes {
+		if c < 0 {
+			return fmt.Errorf("league %q: all 255 tier codes are used; remove old ids from %s", lv.ID, lv.keys.tiers())
+		}
+		lv.code[i] = int(c)
+		lv.index[int(c)] = i
+	}
+	return nil
+}
+
+// League returns a configured league.
+func (e *Engine) League(id string) (*League, error) {
+	lv, err := e.live(id)
+	if err != nil {
+		return nil, err
+	}
+	return lv.League, nil
+}
+
+// Leagues returns the configured leagues, sorted by id.
+func (e *Engine) Leagues() []*League {
+	out := make([]*League, len(e.ids))
+	for i, id := range e.ids {
+		out[i] = e.leagues[id].League
+	}
+	return out
+}
+
+func (e *Engine) live(id string) (*live, error) {
+	lv, ok := e.leagues[id]
+	if !ok {
+		if id == "" {
+			return nil, fieldError("league", "must not be empty")
+		}
+		return nil, Errorf(NotFound, "unknown league %q", id)
+	}
+	return lv, nil
+}
+
+// now is the engine's best idea of Redis's time.
+func (e *Engine) now() time.Time {
+	if e.clock != nil {
+		return e.clock()
+	}
+	return time.Now().Add(time.Duration(e.skew.Load()) * time.Millisecond)
+}
+
+// nowArg is the ARGV a script reads its clock from: the injected clock, or
+// '' for Redis TIME.
+func (e *Engine) nowArg() string {
+	if e.clock == nil {
+		return ""
+	}
+	return fmt.Sprint(e.clock().UnixMilli())
+}
+
+// Current returns the league's period at the engine's clock.
+func (e *Engine) Current(leagueID string) (Period, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return Period{}, err
+	}
+	p, _ := e.current(lv)
+	return p, nil
+}
+
+// current returns the period at the engine's clock and the one before it.
+func (e *Engine) current(lv *live) (Period, Period) {
+	return e.periodAt(lv, e.now())
+}
+
+// periodAt returns the period holding t and the one before it, cached:
+// finding a period walks the cron schedule, which is too slow for every call.
+func (e *Engine) periodAt(lv *live, t time.Time) (Period, Period) {
+	if p := lv.period.Load(); p != nil && !t.Before(p[0].Start) && t.Before(p[0].End) {
+		return p[0], p[1]
+	}
+	cur := lv.Schedule.At(t)
+	pair := [2]Period{cur, lv.Schedule.Preceding(cur)}
+	lv.period.Store(&pair)
+	return pair[0], pair[1]
+}
+
+// redisSaid learns from a WrongPeriod reply: Redis's clock is at ms, so the
+// period to use is the one holding ms, and our skew estimate moves there.
+func (e *Engine) redisSaid(lv *live, ms int64) (Period, Period) {
+	redisNow := time.UnixMilli(ms)
+	if e.clock == nil {
+		e.skew.Store(redisNow.Sub(time.Now()).Milliseconds())
+	}
+	return e.periodAt(lv, redisNow)
+}
+
+// isUnavailable reports errors that mean Redis cannot be reached or is not
+// ready, as opposed to a bug.
+func isUnavailable(err error) bool {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, redis.ErrClosed), errors.Is(err, redis.ErrPoolTimeout):
+		return true
+	}
+	msg := err.Error()
+	return strings.HasPrefix(msg, "LOADING") || strings.HasPrefix(msg, "CLUSTERDOWN") ||
+		strings.HasPrefix(msg, "TRYAGAIN") || strings.HasPrefix(msg, "MASTERDOWN") ||
+		strings.Contains(msg, "connection refused") || strings.HasPrefix(msg, "READONLY")
+}
+
+// Ping checks that Redis answers, for readiness probes.
+func (e *Engine) Ping(ctx context.Context) error {
+	return internal("ping", e.rdb.Ping(ctx).Err())
+}

@@ -1,0 +1,209 @@
+package league_test
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+// clock is an injectable clock tests move by hand.
+type clock struct{ ms atomic.Int64 }
+
+func newClock(t time.Time) *clock {
+	c := &clock{}
+	c.set(t)
+	return c
+}
+
+func (c *clock) now() time.Time        { return time.UnixMilli(c.ms.Load()).UTC() }
+func (c *clock) set(t time.Time)       { c.ms.Store(t.UnixMilli()) }
+func (c *clock) add(d time.Duration)   { c.ms.Add(d.Milliseconds()) }
+func (c *clock) to(p league.Period)    { c.set(p.Start.Add(time.Minute)) }
+func (c *clock) after(p league.Period) { c.set(p.End.Add(time.Minute)) }
+
+// monday is a period start of the weekly test schedule.
+var monday = time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
+
+// testLadder is bronze -> silver -> gold: bronze promotes 20% of players with
+// a score, silver promotes and demotes 20%, gold demotes 30%. Ranks 1-3 of
+// every tier earn gems.
+func testLadder(tb testing.TB) *tiers.Ladder {
+	tb.Helper()
+	rewards := []tiers.Band{
+		{From: 1, To: 1, Items: []tiers.Item{{ID: "gems", Qty: 100}}},
+		{From: 2, To: 3, Items: []tiers.Item{{ID: "gems", Qty: 50}}},
+	}
+	l, err := tiers.NewLadder([]tiers.Tier{
+		{ID: "bronze", Name: "Bronze", Promote: 2000, MinPromoteScore: 1, Rewards: rewards},
+		{ID: "silver", Name: "Silver", Promote: 2000, Demote: 2000, Rewards: rewards},
+		{ID: "gold", Name: "Gold", Demote: 3000, Rewards: rewards},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return l
+}
+
+// testLeague is a weekly league (Mondays 00:00 UTC) with the test ladder.
+func testLeague(tb testing.TB, edit ...func(*league.League)) *league.League {
+	tb.Helper()
+	s, err := league.ParseSchedule("0 0 * * MON")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	l := &league.League{ID: "weekly", BoardSize: 10, Schedule: s, Ladder: testLadder(tb)}
+	for _, f := range edit {
+		f(l)
+	}
+	if err := l.Init(); err != nil {
+		tb.Fatalf("Init: %v", err)
+	}
+	return l
+}
+
+type fixture struct {
+	tb     testing.TB
+	ctx    context.Context
+	rdb    *redis.Client
+	ns     string
+	clock  *clock
+	engine *league.Engine
+	league *league.League
+}
+
+// newFixture opens an engine on rdb for one test league, its clock at the
+// start of the week of monday.
+func newFixture(tb testing.TB, b testsvc.Backend, edit ...func(*league.League)) *fixture {
+	tb.Helper()
+	ns := testsvc.Namespace(tb)
+	f := &fixture{tb: tb, ctx: context.Background(), ns: ns, clock: newClock(monday.Add(time.Hour))}
+	f.rdb = b.New(tb, ns)
+	f.league = testLeague(tb, edit...)
+	e, err := league.Open(f.ctx, f.rdb, []*league.League{f.league},
+		league.WithNamespace(ns), league.WithClock(f.clock.now))
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	f.engine = e
+	return f
+}
+
+func (f *fixture) join(player string) league.Placement {
+	f.tb.Helper()
+	p, err := f.engine.Join(f.ctx, f.league.ID, league.JoinRequest{Player: player, Name: "name " + player})
+	if err != nil {
+		f.tb.Fatalf("Join(%s): %v", player, err)
+	}
+	return p
+}
+
+func (f *fixture) score(player string, v int64) league.ScoreResult {
+	f.tb.Helper()
+	r, err := f.engine.Score(f.ctx, f.league.ID, league.ScoreWrite{Player: player, Value: v})
+	if err != nil {
+		f.tb.Fatalf("Score(%s, %d): %v", player, v, err)
+	}
+	return r
+}
+
+func (f *fixture) period() league.Period {
+	p, err := f.engine.Current(f.league.ID)
+	if err != nil {
+		f.tb.Fatal(err)
+	}
+	return p
+}
+
+// settle runs the Redis side of settlement for period p as the scheduler
+// does, without a store: close, read, decide, apply, mark.
+func (f *fixture) settle(p league.Period) []tiers.Outcome {
+	f.tb.Helper()
+	pop, err := f.engine.Close(f.ctx, f.league.ID, p)
+	if err != nil {
+		f.tb.Fatalf("Close: %v", err)
+	}
+	var all []tiers.Outcome
+	err = f.engine.FinalBoards(f.ctx, f.league.ID, p, pop, func(b league.FinalBoard) error {
+		all = append(all, f.league.Ladder.Settle(b.Tier, b.Players)...)
+		return nil
+	})
+	if err != nil {
+		f.tb.Fatalf("FinalBoards: %v", err)
+	}
+	if err := f.engine.Apply(f.ctx, f.league.ID, p, all); err != nil {
+		f.tb.Fatalf("Apply: %v", err)
+	}
+	if err := f.engine.MarkSettled(f.ctx, f.league.ID, p); err != nil {
+		f.tb.Fatalf("MarkSettled: %v", err)
+	}
+	return all
+}
+
+// keyCount counts the keys of the fixture's namespace.
+func (f *fixture) keyCount() int {
+	f.tb.Helper()
+	keys, err := f.rdb.Keys(f.ctx, f.ns+":*").Result()
+	if err != nil {
+		f.tb.Fatal(err)
+	}
+	return len(keys)
+}
+
+// dump returns every key and its value in the namespace, to prove a refused
+// call wrote nothing.
+func (f *fixture) dump() map[string]string {
+	f.tb.Helper()
+	keys, err := f.rdb.Keys(f.ctx, f.ns+":*").Result()
+	if err != nil {
+		f.tb.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, k := range keys {
+		v, err := f.rdb.Dump(f.ctx, k).Result()
+		if err != nil {
+			// miniredis has no DUMP: fall back to the type and length
+			t := f.rdb.Type(f.ctx, k).Val()
+			v = t
+			switch t {
+			case "hash":
+				v += ":" + mapString(f.rdb.HGetAll(f.ctx, k).Val())
+			case "zset":
+				for _, z := range f.rdb.ZRangeWithScores(f.ctx, k, 0, -1).Val() {
+					v += ":" + z.Member.(string) + "=" + strconv.FormatFloat(z.Score, 'f', -1, 64)
+				}
+			case "string":
+				v += ":" + f.rdb.Get(f.ctx, k).Val()
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func mapString(m map[string]string) string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	s := ""
+	for _, k := range ks {
+		s += k + "=" + m[k] + ","
+	}
+	return s
+}
+
+func forEachBackend(t *testing.T, fn func(t *testing.T, b testsvc.Backend)) {
+	for _, b := range testsvc.Backends {
+		t.Run(b.Name, func(t *testing.T) { fn(t, b) })
+	}
+}

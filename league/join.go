@@ -1,0 +1,244 @@
+package league
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/league-engine/league/scripts"
+	"github.com/league-engine/league/tiers"
+)
+
+// JoinRequest is a player opening the league.
+type JoinRequest struct {
+	Player string
+	Name   string
+	Avatar string // an avatar id or short code, not a URL
+}
+
+// Placement is where a join put the player.
+type Placement struct {
+	League string
+	Period Period
+	Tier   string
+	Board  BoardID
+	Slot   int // 1-based: the player's join order on the board
+	// Rewards earned in earlier periods, delivered by this join. A retried
+	// join of the same period returns them again; no later join does.
+	Rewards []Reward
+	// Rejoined reports that the player had already joined this period: the
+	// placement is the first one.
+	Rejoined bool
+}
+
+// Reward is what a player earned by their rank in a settled period.
+type Reward struct {
+	Earned time.Time    `json:"-"` // start of the period it was earned in
+	Tier   string       `json:"tier"`
+	Rank   int          `json:"rank"`
+	Items  []tiers.Item `json:"items"`
+}
+
+// Join places the player in their tier's current sub-board, or returns their
+// placement if they joined this period already. The player's tier is the one
+// their last settled period gave them (new players: the league's entry
+// tier); if settlement has not reached their last period yet, the engine
+// decides from that period's frozen board with the same rules settlement
+// uses. One round trip to Redis, two while a period's settlement is pending.
+func (e *Engine) Join(ctx context.Context, leagueID string, req JoinRequest) (Placement, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return Placement{}, err
+	}
+	if err := CheckPlayerID(req.Player); err != nil {
+		return Placement{}, err
+	}
+	if err := checkText("name", req.Name, MaxNameLen, true); err != nil {
+		return Placement{}, err
+	}
+	if err := checkText("avatar", req.Avatar, MaxAvatarLen, false); err != nil {
+		return Placement{}, err
+	}
+	p, prev := e.current(lv)
+	var d *decision
+	for attempt := 0; attempt < 5; attempt++ {
+		reply, err := e.runJoin(ctx, lv, p, prev, req, d)
+		if err != nil {
+			return Placement{}, internal("join", err)
+		}
+		switch scripts.Status(reply[0].(int64)) {
+		case scripts.OK, scripts.Existing:
+			return e.placement(lv, p, req.Player, reply)
+		case scripts.WrongPeriod:
+			p, prev = e.redisSaid(lv, reply[1].(int64))
+			d = nil
+		case scripts.Closed:
+			return Placement{}, Errorf(PeriodClosed, "period %s of league %q is closed for settlement", p.ID(), lv.ID)
+		case scripts.NeedTier:
+			if d, err = e.decideJoin(lv, p, reply); err != nil {
+				return Placement{}, err
+			}
+		case scripts.Retry:
+			d = nil
+		case scripts.Full:
+			return Placement{}, Errorf(Unavailable, "league %q placed %d players in one tier this period, the most it can", lv.ID, maxJoins)
+		default:
+			return Placement{}, internal("join", fmt.Errorf("unexpected reply %v", reply))
+		}
+	}
+	return Placement{}, internal("join", fmt.Errorf("no placement after 5 attempts for %q", req.Player))
+}
+
+// decision is the caller's half of a join that needed one: the tier decided
+// in Go, the record it was decided from, and any rewards computed from the
+// frozen board.
+type decision struct {
+	tier    int // tier code
+	from    string
+	earned  int64 // start of the period the rewards are from, 0 for none
+	rewards string
+}
+
+func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req JoinRequest, d *decision) ([]any, error) {
+	k := lv.keys
+	pk := lv.Packing()
+	decay := "0"
+	if lv.DecayAfter > 0 {
+		decay = "1"
+	}
+	args := []any{
+		e.nowArg(), p.Start.Unix(), p.End.Unix(), k.prefix,
+		req.Player, req.Name + profileSep + req.Avatar,
+		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
+		lv.code[lv.entry], prev.Start.Unix(), decay,
+		"", "", "", "",
+	}
+	if d != nil {
+		args[13], args[14] = d.tier, d.from
+		if d.earned != 0 {
+			args[15], args[16] = d.earned, d.rewards
+		}
+	}
+	return scripts.Join.Run(ctx, e.rdb, []string{
+		k.counters(p.Start.Unix()), k.record(req.Player), k.reward(req.Player),
+		k.claimed(p.Start.Unix()), k.meta(), k.periods(), k.claims(),
+	}, args...).Slice()
+}
+
+// lookup is where a record's board has the player: rank 0 if the board is gone.
+type lookup struct {
+	rank, size int
+	score      int64
+}
+
+// decideJoin turns a NeedTier reply {4, record, rank, size, score, settled}
+// into a decision.
+func (e *Engine) decideJoin(lv *live, p Period, reply []any) (*decision, error) {
+	raw, _ := reply[1].(string)
+	rec, ok := decodeRecord(raw)
+	if !ok {
+		return nil, internal("join", fmt.Errorf("bad record %q", raw))
+	}
+	look := lookup{rank: int(reply[2].(int64)), size: int(reply[3].(int64))}
+	if look.rank > 0 {
+		packed, err := strconv.ParseFloat(reply[4].(string), 64)
+		if err != nil {
+			return nil, internal("join", err)
+		}
+		look.score, _ = lv.Packing().Unpack(packed)
+	}
+	tier, reward := e.resolve(lv, rec, look, reply[5].(int64), p)
+	d := &decision{tier: lv.code[tier], from: raw}
+	if reward != nil {
+		js, err := json.Marshal(reward)
+		if err != nil {
+			return nil, internal("join", err)
+		}
+		d.earned, d.rewards = rec.start, string(js)
+	}
+	return d, nil
+}
+
+// resolve decides the ladder index a player with this record joins period p
+// in, and the rewards of their record's period when settlement has not
+// applied it yet (so nobody delivered them). It is settlement's decision for
+// that player, made early: the same tiers.Ladder functions on the same
+// frozen board.
+func (e *Engine) resolve(lv *live, rec record, look lookup, settled int64, p Period) (int, *Reward) {
+	played, known := lv.index[rec.tier]
+	if !known {
+		e.log.Warn("league: record has a tier code no tier has; placing in the entry tier",
+			"league", lv.ID, "code", rec.tier)
+		return lv.entry, nil
+	}
+	tier := played
+	var reward *Reward
+	switch {
+	case rec.next != noTier:
+		if next, ok := lv.index[rec.next]; ok {
+			tier = next
+		}
+	case settled >= rec.start:
+		// settled and not moved: stayed
+	case look.rank > 0:
+		z := lv.Ladder.Zone(played, look.rank, look.size, look.score)
+		tier = lv.Ladder.Next(played, z)
+		if items := lv.Ladder.Rewards(played, look.rank); items != nil {
+			reward = &Reward{Earned: rec.startTime(), Tier: lv.Ladder.Tier(played).ID, Rank: look.rank, Items: items}
+		}
+	default:
+		e.log.Warn("league: last period neither settled nor on Redis; keeping the player's tier",
+			"league", lv.ID, "period", rec.startTime())
+	}
+	if lv.DecayAfter > 0 {
+		if last, err := lv.Schedule.Containing(rec.startTime()); err == nil {
+			absent := lv.Schedule.Between(last, p, lv.DecayAfter*lv.Ladder.Len())
+			tier = lv.Ladder.AfterAbsence(tier, absent, lv.DecayAfter)
+		}
+	}
+	return tier, reward
+}
+
+// placement builds the result of a {0|1, tier, n, rewards} reply.
+func (e *Engine) placement(lv *live, p Period, player string, reply []any) (Placement, error) {
+	idx, ok := lv.index[int(reply[1].(int64))]
+	if !ok {
+		return Placement{}, internal("join", fmt.Errorf("unknown tier code %v", reply[1]))
+	}
+	board, slot := placement(int(reply[2].(int64)), lv.BoardSize)
+	tier := lv.Ladder.Tier(idx).ID
+	rewards, err := parseDelivered(reply[3].(string))
+	if err != nil {
+		return Placement{}, internal("join", err)
+	}
+	return Placement{
+		League: lv.ID, Period: p, Tier: tier, Board: BoardID{Tier: tier, N: board}, Slot: slot,
+		Rewards: rewards, Rejoined: scripts.Status(reply[0].(int64)) == scripts.Existing,
+	}, nil
+}
+
+// parseDelivered parses the delivered rewards of a join: lines of
+// "<earned start>|<reward JSON>".
+func parseDelivered(s string) ([]Reward, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []Reward
+	for _, line := range strings.Split(s, "\n") {
+		start, js, ok := strings.Cut(line, "|")
+		sec, err := strconv.ParseInt(start, 10, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("bad delivered reward %q", line)
+		}
+		var r Reward
+		if err := json.Unmarshal([]byte(js), &r); err != nil {
+			return nil, fmt.Errorf("bad delivered reward %q: %v", line, err)
+		}
+		r.Earned = time.Unix(sec, 0).UTC()
+		out = append(out, r)
+	}
+	return out, nil
+}

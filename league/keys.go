@@ -1,0 +1,77 @@
+package league
+
+import "strconv"
+
+// Redis key layout. Every key of a league carries the league in a hash tag,
+// {league}, so all keys one script touches share a cluster slot and the engine
+// runs unchanged on Redis Cluster (a league lives on one shard; leagues spread
+// over shards). <S> is a period start in Unix seconds, <t> a tier code (see
+// tierCodes), <n> a board number, <b> a bucket number.
+//
+//	<ns>:{L}:tiers          hash   tier id -> tier code (stable across config edits)
+//	<ns>:{L}:meta           hash   settled -> start of the last period whose tiers are applied
+//	<ns>:{L}:periods        zset   starts of periods with players not yet settled
+//	<ns>:{L}:c:<S>          hash   tier code -> players joined (the HINCRBY of placement); closed -> 1
+//	<ns>:{L}:b:<S>:<t>:<n>  zset   a sub-board: player -> packed score (pack.go); listpack-sized
+//	<ns>:{L}:i:<S>:<t>:<n>  hash   the sub-board's names: player -> name \x1f avatar
+//	<ns>:{L}:k:<S>          hash   player -> rewards claimed by their join of period S (for retries)
+//	<ns>:{L}:r:<b>          hash   player -> 9-byte record (record.go): last period joined, tier, number
+//	<ns>:{L}:w:<b>          hash   player -> rewards earned and not yet delivered (reward.go)
+//	<ns>:{L}:q:<request id> string the stored result of a score write, for the idempotency window
+//	<ns>:{L}:x              stream reward claims waiting to be recorded in Postgres
+//
+// Per-player records live in Buckets small hashes rather than one big hash:
+// small hashes stay listpack-encoded (~24 bytes a player instead of ~80).
+// The Lua scripts build b:, i: and k: keys from the prefix they are given
+// (as asynq does): those keys depend on values read inside the script and
+// carry the same hash tag. scripts/common.lua mirrors the functions below;
+// TestKeysMatchLua holds them together.
+type keys struct {
+	prefix  string // <ns>:{L}:
+	buckets uint32
+}
+
+func newKeys(ns, league string, buckets int) keys {
+	return keys{prefix: ns + ":{" + league + "}:", buckets: uint32(buckets)}
+}
+
+func (k keys) tiers() string   { return k.prefix + "tiers" }
+func (k keys) meta() string    { return k.prefix + "meta" }
+func (k keys) periods() string { return k.prefix + "periods" }
+func (k keys) claims() string  { return k.prefix + "x" }
+
+func (k keys) counters(start int64) string {
+	return k.prefix + "c:" + strconv.FormatInt(start, 10)
+}
+
+func (k keys) board(start int64, code, n int) string {
+	return k.prefix + "b:" + strconv.FormatInt(start, 10) + ":" + strconv.Itoa(code) + ":" + strconv.Itoa(n)
+}
+
+func (k keys) names(start int64, code, n int) string {
+	return k.prefix + "i:" + strconv.FormatInt(start, 10) + ":" + strconv.Itoa(code) + ":" + strconv.Itoa(n)
+}
+
+func (k keys) claimed(start int64) string {
+	return k.prefix + "k:" + strconv.FormatInt(start, 10)
+}
+
+func (k keys) request(id string) string { return k.prefix + "q:" + id }
+
+func (k keys) bucket(player string) uint32 {
+	// FNV-1a, inlined: hash/fnv allocates, and this runs on every call.
+	h := uint32(2166136261)
+	for i := 0; i < len(player); i++ {
+		h ^= uint32(player[i])
+		h *= 16777619
+	}
+	return h % k.buckets
+}
+
+func (k keys) record(player string) string {
+	return k.prefix + "r:" + strconv.FormatUint(uint64(k.bucket(player)), 10)
+}
+
+func (k keys) reward(player string) string {
+	return k.prefix + "w:" + strconv.FormatUint(uint64(k.bucket(player)), 10)
+}

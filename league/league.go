@@ -1,0 +1,179 @@
+// Package league is the live league engine and its domain types: leagues,
+// periods, sub-boards, standings, outcomes and rewards. The Engine keeps the
+// live boards in Redis (see keys.go for the layout and package scripts for
+// the Lua); settlement results are kept by a Store (see store.go).
+package league
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/league-engine/league/tiers"
+)
+
+// TieBreak orders players of equal score on a sub-board.
+type TieBreak string
+
+const (
+	// JoinOrder: the earlier joiner of the sub-board ranks higher.
+	JoinOrder TieBreak = "join_order"
+	// FirstReached: whoever reached the score first ranks higher, then join order.
+	FirstReached TieBreak = "first_reached"
+)
+
+// Operator is how a score write combines with the current score.
+type Operator string
+
+const (
+	Incr Operator = "incr" // add the value
+	Best Operator = "best" // keep the larger of the two
+	Set  Operator = "set"  // replace
+)
+
+// League is one league as configured. Build it with its fields and call
+// Init, which checks it and derives the score packing.
+type League struct {
+	ID        string
+	BoardSize int
+	Schedule  *Schedule
+	Ladder    *tiers.Ladder
+	EntryTier string
+	TieBreak  TieBreak
+	// TieResolution is the time unit of FirstReached (default one second).
+	TieResolution time.Duration
+	Operator      Operator
+	// MaxScore is the highest score a player may hold; 0 means the highest
+	// score the packing keeps exact.
+	MaxScore int64
+	// Retention is how long a settled period's boards stay readable.
+	Retention time.Duration
+	// IdempotencyWindow is how long a score write's request id is remembered.
+	IdempotencyWindow time.Duration
+	// DecayAfter demotes a player one tier for every DecayAfter whole periods
+	// they sit out; 0 turns decay off.
+	DecayAfter int
+	// Buckets is the number of small hashes the per-player records are
+	// spread over; see keys.go.
+	Buckets int
+
+	entry   int
+	packing Packing
+}
+
+// Defaults applied by Init to zero fields.
+const (
+	DefaultBoardSize         = 100
+	DefaultRetention         = 7 * 24 * time.Hour
+	DefaultIdempotencyWindow = 10 * time.Minute
+	DefaultBuckets           = 16384
+	// MaxBoardSize bounds a sub-board. Boards of up to 128 players stay in
+	// Redis's compact listpack encoding with the default server settings.
+	MaxBoardSize = 1024
+	// MaxBuckets bounds the record hashes.
+	MaxBuckets = 1 << 20
+)
+
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_]{0,31}$`)
+
+// Init checks the league, applies defaults and derives the score packing.
+// Errors name the field at fault; the config loader adds the league id.
+func (l *League) Init() error {
+	if !idPattern.MatchString(l.ID) {
+		return fmt.Errorf("id: %q must be 1-32 characters of a-z, 0-9 and _, starting with a letter or digit", l.ID)
+	}
+	if l.BoardSize == 0 {
+		l.BoardSize = DefaultBoardSize
+	}
+	if l.BoardSize < 1 || l.BoardSize > MaxBoardSize {
+		return fmt.Errorf("board_size: %d is outside 1..%d", l.BoardSize, MaxBoardSize)
+	}
+	if l.Schedule == nil {
+		return fmt.Errorf("schedule: required")
+	}
+	if l.Ladder == nil {
+		return fmt.Errorf("tiers: required")
+	}
+	for i := 0; i < l.Ladder.Len(); i++ {
+		if id := l.Ladder.Tier(i).ID; !idPattern.MatchString(id) {
+			return fmt.Errorf("tiers[%d].id: %q must be 1-32 characters of a-z, 0-9 and _", i, id)
+		}
+	}
+	if l.EntryTier == "" {
+		l.EntryTier = l.Ladder.Tier(0).ID
+	}
+	entry, ok := l.Ladder.Index(l.EntryTier)
+	if !ok {
+		return fmt.Errorf("entry_tier: unknown tier %q", l.EntryTier)
+	}
+	l.entry = entry
+	switch l.Operator {
+	case "":
+		l.Operator = Incr
+	case Incr, Best, Set:
+	default:
+		return fmt.Errorf("score_operator: %q is not one of incr, best, set", l.Operator)
+	}
+	switch l.TieBreak {
+	case "":
+		l.TieBreak = JoinOrder
+	case JoinOrder, FirstReached:
+	default:
+		return fmt.Errorf("tie_break: %q is not one of join_order, first_reached", l.TieBreak)
+	}
+	if l.TieResolution == 0 {
+		l.TieResolution = time.Second
+	}
+	if l.TieResolution < time.Millisecond || l.TieResolution%time.Millisecond != 0 {
+		return fmt.Errorf("tie_resolution: %v must be a whole number of milliseconds", l.TieResolution)
+	}
+	p, err := newPacking(l)
+	if err != nil {
+		return err
+	}
+	l.packing = p
+	if l.MaxScore == 0 {
+		l.MaxScore = p.MaxExact
+	}
+	if l.MaxScore < 0 || l.MaxScore > p.MaxExact {
+		return fmt.Errorf("max_score: %d does not fit: %s leaves %d bits for the score, so at most %d",
+			l.MaxScore, p.Describe(), p.ScoreBits, p.MaxExact)
+	}
+	if l.Retention == 0 {
+		l.Retention = DefaultRetention
+	}
+	if l.Retention < time.Second {
+		return fmt.Errorf("retention: %v is shorter than a second", l.Retention)
+	}
+	if l.IdempotencyWindow == 0 {
+		l.IdempotencyWindow = DefaultIdempotencyWindow
+	}
+	if l.IdempotencyWindow < time.Second {
+		return fmt.Errorf("idempotency_window: %v is shorter than a second", l.IdempotencyWindow)
+	}
+	if l.DecayAfter < 0 {
+		return fmt.Errorf("decay_after: %d is negative", l.DecayAfter)
+	}
+	if l.Buckets == 0 {
+		l.Buckets = DefaultBuckets
+	}
+	if l.Buckets < 1 || l.Buckets > MaxBuckets {
+		return fmt.Errorf("buckets: %d is outside 1..%d", l.Buckets, MaxBuckets)
+	}
+	return nil
+}
+
+// Packing returns how scores and tie-breaks share a sorted-set score.
+func (l *League) Packing() Packing { return l.packing }
+
+// Entry is the ladder index of the tier new players start in.
+func (l *League) Entry() int { return l.entry }
+
+// TierIndex returns the ladder index of a tier id, or a NotFound error.
+func (l *League) TierIndex(id string) (int, error) {
+	i, ok := l.Ladder.Index(id)
+	if !ok {
+		return 0, Errorf(NotFound, "league %q has no tier %q", l.ID, id)
+	}
+	return i, nil
+}

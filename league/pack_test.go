@@ -1,0 +1,162 @@
+package league
+
+import (
+	"testing"
+	"time"
+
+	"github.com/league-engine/league/tiers"
+)
+
+func mustSchedule(tb testing.TB, spec string) *Schedule {
+	tb.Helper()
+	s, err := ParseSchedule(spec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func TestPackingBudget(t *testing.T) {
+	tests := []struct {
+		name      string
+		size      int
+		tie       TieBreak
+		spec      string
+		res       time.Duration
+		slot, tim uint
+	}{
+		{"design card board", 100, JoinOrder, "0 0 * * MON", 0, 7, 0},
+		{"board of one", 1, JoinOrder, "0 0 * * MON", 0, 0, 0},
+		{"board of 128", 128, JoinOrder, "0 0 * * MON", 0, 7, 0},
+		{"board of 129", 129, JoinOrder, "0 0 * * MON", 0, 8, 0},
+		{"weekly seconds", 100, FirstReached, "0 0 * * MON", time.Second, 7, 20},    // 604800 s
+		{"monthly seconds", 100, FirstReached, "0 0 1 * *", time.Second, 7, 22},     // 31 days
+		{"weekly millis", 100, FirstReached, "0 0 * * MON", time.Millisecond, 7, 30}, // 6.048e8 ms
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &League{ID: "x", BoardSize: tt.size, TieBreak: tt.tie, TieResolution: tt.res,
+				Schedule: mustSchedule(t, tt.spec), Ladder: ladderOf(t)}
+			if err := l.Init(); err != nil {
+				t.Fatal(err)
+			}
+			p := l.Packing()
+			if p.SlotBits != tt.slot || p.TimeBits != tt.tim || p.ScoreBits != 53-tt.slot-tt.tim {
+				t.Fatalf("bits slot %d time %d score %d; want %d %d %d", p.SlotBits, p.TimeBits, p.ScoreBits, tt.slot, tt.tim, 53-tt.slot-tt.tim)
+			}
+			if p.MaxExact != 1<<p.ScoreBits-1 {
+				t.Fatalf("MaxExact %d", p.MaxExact)
+			}
+		})
+	}
+}
+
+func TestPackRoundTrip(t *testing.T) {
+	p := Packing{SlotBits: 7, TimeBits: 20, ScoreBits: 26, MaxExact: 1<<26 - 1, BoardSize: 100, Unit: 1000}
+	tests := []struct {
+		score, left int64
+		slot        int
+	}{
+		{0, 0, 1}, {0, 0, 100}, {p.MaxExact, 1<<20 - 1, 1}, {p.MaxExact, 0, 100}, {12345, 604800, 37},
+	}
+	for _, tt := range tests {
+		packed := p.Pack(tt.score, tt.left, tt.slot)
+		if packed >= 1<<53 {
+			t.Fatalf("%+v packs to %v, not below 2^53", tt, packed)
+		}
+		if s, l := p.Unpack(packed); s != tt.score || l != tt.left {
+			t.Errorf("Unpack(Pack(%+v)) = %d, %d", tt, s, l)
+		}
+	}
+	// higher score wins; at equal score more time left wins; then lower slot
+	order := []float64{p.Pack(5, 0, 100), p.Pack(4, 1<<20-1, 1), p.Pack(4, 10, 100), p.Pack(4, 9, 1), p.Pack(4, 9, 2)}
+	for i := 1; i < len(order); i++ {
+		if !(order[i-1] > order[i]) {
+			t.Errorf("order %d: %v is not above %v", i, order[i-1], order[i])
+		}
+	}
+	end := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	if got := p.TimeLeft(end.Add(-7*24*time.Hour), end); got != 604800 {
+		t.Errorf("TimeLeft at period start = %d, want 604800", got)
+	}
+	if got := p.TimeLeft(end.Add(-time.Millisecond), end); got != 0 {
+		t.Errorf("TimeLeft at the last instant = %d, want 0", got)
+	}
+}
+
+func TestInitRejects(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*League)
+		field string
+	}{
+		{"max score too big", func(l *League) { l.MaxScore = 1 << 47 }, "max_score"},
+		{"negative max", func(l *League) { l.MaxScore = -5 }, "max_score"},
+		{"board too big", func(l *League) { l.BoardSize = 5000 }, "board_size"},
+		{"unknown entry tier", func(l *League) { l.EntryTier = "mithril" }, "entry_tier"},
+		{"bad operator", func(l *League) { l.Operator = "add" }, "score_operator"},
+		{"bad tie break", func(l *League) { l.TieBreak = "random" }, "tie_break"},
+		{"bad id", func(l *League) { l.ID = "Weekly League" }, "id"},
+		{"odd resolution", func(l *League) { l.TieBreak = FirstReached; l.TieResolution = 1500 * time.Microsecond }, "tie_resolution"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &League{ID: "x", Schedule: mustSchedule(t, "0 0 * * MON"), Ladder: ladderOf(t)}
+			tt.edit(l)
+			err := l.Init()
+			if err == nil || len(err.Error()) < len(tt.field) || err.Error()[:len(tt.field)] != tt.field {
+				t.Fatalf("Init: %v, want an error about %s", err, tt.field)
+			}
+		})
+	}
+}
+
+func ladderOf(tb testing.TB) *tiers.Ladder {
+	tb.Helper()
+	l, err := tiers.NewLadder([]tiers.Tier{{ID: "low", Promote: 2000}, {ID: "high", Demote: 2000}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return l
+}
+
+func TestScheduleAt(t *testing.T) {
+	weekly := mustSchedule(t, "0 0 * * MON")
+	p := weekly.At(time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC))
+	if p.ID() != "20261116T000000Z" || !p.End.Equal(time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("At: %v-%v", p.Start, p.End)
+	}
+	if b := weekly.At(p.End); !b.Start.Equal(p.End) {
+		t.Fatalf("a boundary belongs to the period it starts: %v", b)
+	}
+	if prev := weekly.Preceding(p); !prev.End.Equal(p.Start) || prev.ID() != "20261109T000000Z" {
+		t.Fatalf("Preceding: %v-%v", prev.Start, prev.End)
+	}
+	if n := weekly.Between(weekly.Preceding(p), weekly.Following(p), 10); n != 1 {
+		t.Fatalf("Between = %d, want 1", n)
+	}
+	// DST: Paris leaves winter time on 2026-03-29; boundaries stay at 04:00
+	// local, so that week is an hour short.
+	paris := mustSchedule(t, "CRON_TZ=Europe/Paris 0 4 * * SUN")
+	q := paris.At(time.Date(2026, 3, 25, 0, 0, 0, 0, time.UTC))
+	if q.Start.Hour() != 3 || q.End.Hour() != 2 || q.End.Sub(q.Start) != 7*24*time.Hour-time.Hour {
+		t.Fatalf("DST week %v-%v, want 03:00Z to 02:00Z (one hour shorter)", q.Start, q.End)
+	}
+	// A boundary at a local time the DST change skips (02:30 on 2026-03-29
+	// in Paris) is skipped by cron: that period lasts two weeks. The config
+	// reference warns about it.
+	skipped := mustSchedule(t, "CRON_TZ=Europe/Paris 30 2 * * SUN").At(time.Date(2026, 3, 25, 0, 0, 0, 0, time.UTC))
+	if skipped.End.Sub(skipped.Start) != 14*24*time.Hour-time.Hour {
+		t.Fatalf("skipped boundary: %v-%v", skipped.Start, skipped.End)
+	}
+	if _, err := ParseSchedule("@every 5m"); err == nil {
+		t.Fatal("@every accepted")
+	}
+	if _, err := ParseSchedule("61 * * * *"); err == nil {
+		t.Fatal("bad minute accepted")
+	}
+	id, err := ParsePeriodID("20261116T000000Z")
+	if err != nil || !id.Equal(p.Start) {
+		t.Fatalf("ParsePeriodID: %v %v", id, err)
+	}
+}

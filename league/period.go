@@ -1,0 +1,143 @@
+package league
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Schedule is a league's cycle: its boundaries are the fire times of a cron
+// expression (five fields, or six with seconds; CRON_TZ=Zone prefix and
+// descriptors such as @weekly accepted). Time zones and DST changes are the
+// cron library's: a boundary at 02:00 Paris time stays at 02:00 local.
+type Schedule struct {
+	Spec  string
+	sched cron.Schedule
+}
+
+var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour |
+	cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// ParseSchedule parses a cron expression.
+func ParseSchedule(spec string) (*Schedule, error) {
+	if strings.TrimSpace(spec) == "" {
+		return nil, fmt.Errorf("empty cron expression")
+	}
+	if strings.HasPrefix(spec, "@every") {
+		// @every counts from whenever the process started: two replicas
+		// would disagree on the boundaries.
+		return nil, fmt.Errorf("%q: @every has no fixed boundaries; use a cron expression", spec)
+	}
+	s, err := cronParser.Parse(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %v", spec, err)
+	}
+	if s.Next(time.Unix(0, 0)).IsZero() {
+		return nil, fmt.Errorf("%q never fires", spec)
+	}
+	return &Schedule{Spec: spec, sched: s}, nil
+}
+
+// Next returns the first boundary strictly after t.
+func (s *Schedule) Next(t time.Time) time.Time { return s.sched.Next(t).UTC() }
+
+// Period is one cycle of a league: [Start, End). Its ID is Start in UTC.
+type Period struct {
+	Start, End time.Time
+}
+
+// ID is the stable name of the period: its start as 20060102T150405Z.
+func (p Period) ID() string { return p.Start.UTC().Format(periodIDLayout) }
+
+func (p Period) String() string { return p.ID() }
+
+// IsZero reports whether p is the zero Period.
+func (p Period) IsZero() bool { return p.Start.IsZero() }
+
+const periodIDLayout = "20060102T150405Z"
+
+// ParsePeriodID parses a period id (or a start given as Unix seconds).
+func ParsePeriodID(id string) (time.Time, error) {
+	if t, err := time.Parse(periodIDLayout, id); err == nil {
+		return t, nil
+	}
+	if sec, err := strconv.ParseInt(id, 10, 64); err == nil && sec > 0 {
+		return time.Unix(sec, 0).UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a period id like 20261116T000000Z", id)
+}
+
+// At returns the period that contains t: the last boundary at or before t to
+// the first after it. cron only looks forward, so At looks back a doubling
+// window until a boundary falls inside it, then walks forward.
+func (s *Schedule) At(t time.Time) Period {
+	t = t.Truncate(time.Second) // cron works in whole seconds
+	for back := time.Second; ; back *= 2 {
+		from := t.Add(-back)
+		first := s.sched.Next(from.Add(-time.Second))
+		if !first.After(t) {
+			start := first
+			for {
+				next := s.sched.Next(start)
+				if next.After(t) {
+					return Period{Start: start.UTC(), End: next.UTC()}
+				}
+				start = next
+			}
+		}
+		if back > 20*366*24*time.Hour {
+			// A schedule that did not fire for twenty years, e.g. Feb 30:
+			// ParseSchedule rejects those, so this is unreachable.
+			panic("league: schedule has no boundary in twenty years: " + s.Spec)
+		}
+	}
+}
+
+// Following returns the period after p.
+func (s *Schedule) Following(p Period) Period {
+	return Period{Start: p.End, End: s.Next(p.End)}
+}
+
+// Preceding returns the period before p.
+func (s *Schedule) Preceding(p Period) Period {
+	return s.At(p.Start.Add(-time.Second))
+}
+
+// Containing returns the period that starts at start, or an error when no
+// period starts there.
+func (s *Schedule) Containing(start time.Time) (Period, error) {
+	p := s.At(start)
+	if !p.Start.Equal(start) {
+		return Period{}, fmt.Errorf("no period of %q starts at %s", s.Spec, start.UTC().Format(time.RFC3339))
+	}
+	return p, nil
+}
+
+// Between counts the whole periods strictly between a and b (a before b).
+// It stops counting at limit, which is all decay needs to know.
+func (s *Schedule) Between(a, b Period, limit int) int {
+	n := 0
+	for p := s.Following(a); p.Start.Before(b.Start) && n < limit; p = s.Following(p) {
+		n++
+	}
+	return n
+}
+
+// MaxLength returns the longest period over the next eight years (enough for
+// leap days and month lengths), the bound FirstReached packs time into.
+func (s *Schedule) MaxLength(from time.Time) time.Duration {
+	var longest time.Duration
+	t := s.Next(from)
+	horizon := from.AddDate(8, 0, 0)
+	for i := 0; i < 100000 && t.Before(horizon); i++ {
+		next := s.Next(t)
+		if d := next.Sub(t); d > longest {
+			longest = d
+		}
+		t = next
+	}
+	return longest
+}

@@ -1,0 +1,326 @@
+package league_test
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+// TestTenThousandConcurrentJoins: 10,000 players join from 50 goroutines in
+// one period, a settlement spreads them over tiers, and they all join again
+// from 50 goroutines: every board of a tier holds exactly board-size players
+// but the last, nobody is placed twice and no slot is used twice.
+func TestTenThousandConcurrentJoins(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, func(l *league.League) { l.BoardSize = 100 })
+		const players = 10000
+		week := f.period()
+		first := joinAll(t, f, players)
+		checkPlacements(t, f, first, map[string]int{"bronze": players})
+
+		rng := rand.New(rand.NewSource(1))
+		writes := make([]league.ScoreWrite, 0, players)
+		for i := 0; i < players; i++ {
+			writes = append(writes, league.ScoreWrite{Player: fmt.Sprintf("player%05d", i), Value: int64(rng.Intn(50))})
+		}
+		for lo := 0; lo < players; lo += league.MaxBatch {
+			_, errs, err := f.engine.ScoreBatch(f.ctx, "weekly", writes[lo:lo+league.MaxBatch])
+			testsvc.Must(t, err, "ScoreBatch")
+			for _, e := range errs {
+				testsvc.Must(t, e, "write")
+			}
+		}
+
+		f.clock.after(week)
+		outcomes := f.settle(week)
+		want := map[string]int{}
+		for _, o := range outcomes {
+			want[f.league.Ladder.Tier(o.TierAfter).ID]++
+		}
+		if want["silver"] == 0 {
+			t.Fatalf("settlement promoted nobody: %v", want)
+		}
+		second := joinAll(t, f, players)
+		checkPlacements(t, f, second, want)
+		for _, o := range outcomes {
+			if got := second[o.Player].Tier; got != f.league.Ladder.Tier(o.TierAfter).ID {
+				t.Fatalf("%s joined %s, settlement decided %s", o.Player, got, f.league.Ladder.Tier(o.TierAfter).ID)
+			}
+		}
+	})
+}
+
+func joinAll(t *testing.T, f *fixture, players int) map[string]league.Placement {
+	t.Helper()
+	var mu sync.Mutex
+	out := make(map[string]league.Placement, players)
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for g := 0; g < 50; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				id := fmt.Sprintf("player%05d", i)
+				p, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id})
+				if err != nil {
+					t.Errorf("join %s: %v", id, err)
+					return
+				}
+				mu.Lock()
+				out[id] = p
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := 0; i < players; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	return out
+}
+
+// checkPlacements checks that the joins filled each tier's boards in order
+// with distinct slots and that the boards in Redis agree.
+func checkPlacements(t *testing.T, f *fixture, got map[string]league.Placement, perTier map[string]int) {
+	t.Helper()
+	size := f.league.BoardSize
+	slots := map[string]string{}
+	count := map[league.BoardID]int{}
+	tierCount := map[string]int{}
+	for player, p := range got {
+		key := fmt.Sprintf("%s/%d", p.Board, p.Slot)
+		if other, dup := slots[key]; dup {
+			t.Fatalf("slot %s given to %s and %s", key, other, player)
+		}
+		slots[key] = player
+		count[p.Board]++
+		tierCount[p.Tier]++
+	}
+	if !reflect.DeepEqual(tierCount, perTier) {
+		t.Fatalf("players per tier %v, want %v", tierCount, perTier)
+	}
+	for tier, n := range perTier {
+		boards := (n + size - 1) / size
+		for k := 1; k <= boards; k++ {
+			want := size
+			if k == boards {
+				want = n - (boards-1)*size
+			}
+			id := league.BoardID{Tier: tier, N: k}
+			if count[id] != want {
+				t.Fatalf("board %s has %d placements, want %d", id, count[id], want)
+			}
+			b, err := f.engine.Board(f.ctx, "weekly", league.Period{}, id)
+			testsvc.Must(t, err, "Board %s", id)
+			if len(b.Entries) != want {
+				t.Fatalf("board %s holds %d players in Redis, want %d", id, len(b.Entries), want)
+			}
+		}
+		if count[league.BoardID{Tier: tier, N: boards + 1}] != 0 {
+			t.Fatalf("tier %s spilled past board %d", tier, boards)
+		}
+	}
+}
+
+// TestRolloverBeforeSettlement: the new period starts while settlement of the
+// old one has not run. Joins then decide the tier from the frozen board with
+// the settlement rules, deliver rewards once, and agree with the settlement
+// that follows.
+func TestRolloverBeforeSettlement(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b)
+		week := f.period()
+		for i := 0; i < 20; i++ { // two bronze boards of 10
+			p := fmt.Sprintf("p%02d", i)
+			f.join(p)
+			f.score(p, int64(100-i)) // p00 best
+		}
+		f.clock.after(week)
+
+		// Before settlement: p00 (rank 1 of board 1) and p12 (rank 3 of board 2)
+		// join, racing themselves.
+		early := map[string]league.Placement{}
+		for _, p := range []string{"p00", "p12", "p05"} {
+			var wg sync.WaitGroup
+			results := make([]league.Placement, 20)
+			for i := range results {
+				wg.Add(1)
+				go func() { defer wg.Done(); results[i] = f.join(p) }()
+			}
+			wg.Wait()
+			for _, r := range results[1:] {
+				if !reflect.DeepEqual(r.Rewards, results[0].Rewards) || r.Tier != results[0].Tier {
+					t.Fatalf("%s: racing joins disagree: %+v vs %+v", p, r, results[0])
+				}
+			}
+			early[p] = results[0]
+		}
+		gems := func(n int64) []tiers.Item { return []tiers.Item{{ID: "gems", Qty: n}} }
+		checkJoin(t, early["p00"], "silver", week, 1, gems(100))
+		checkJoin(t, early["p12"], "bronze", week, 3, gems(50)) // rank 3 of 10: outside the 20%
+		checkJoin(t, early["p05"], "bronze", week, 0, nil)
+
+		outcomes := f.settle(week)
+		for _, o := range outcomes {
+			if e, ok := early[o.Player]; ok && e.Tier != f.league.Ladder.Tier(o.TierAfter).ID {
+				t.Fatalf("%s joined early in %s; settlement decided %s", o.Player, e.Tier, f.league.Ladder.Tier(o.TierAfter).ID)
+			}
+		}
+
+		// After settlement: the rest join; p01 gets its rewards now, p00 none again.
+		checkJoin(t, f.join("p01"), "silver", week, 2, gems(50))
+		checkJoin(t, f.join("p11"), "silver", week, 2, gems(50))
+		checkJoin(t, f.join("p19"), "bronze", week, 0, nil)
+		again := f.join("p00")
+		if !again.Rejoined || !reflect.DeepEqual(again.Rewards, early["p00"].Rewards) {
+			t.Fatalf("retried join of p00: %+v, want the first join's rewards again", again)
+		}
+		next := f.period()
+		f.clock.after(next)
+		for _, p := range []string{"p00", "p01", "p12"} {
+			if r := f.join(p); earnedIn(r.Rewards, week) != 0 {
+				t.Fatalf("%s got the rewards of %s again in the following period: %+v", p, week, r.Rewards)
+			}
+		}
+
+		// Every delivery is in the claims stream exactly once.
+		claims, err := f.engine.ReadClaims(f.ctx, "weekly", "test", 100, time.Millisecond)
+		testsvc.Must(t, err, "ReadClaims")
+		seen := map[string]int{}
+		for _, c := range claims {
+			if c.Rank == 0 || len(c.Items) != 1 {
+				t.Fatalf("claim %+v", c)
+			}
+			if c.Earned.Equal(week.Start) {
+				seen[c.Player]++
+			} else if seen[c.Player+"@next"]++; seen[c.Player+"@next"] > 1 {
+				t.Fatalf("claim %+v twice", c)
+			}
+		}
+		for _, p := range []string{"p00", "p12", "p01", "p11"} {
+			if seen[p] != 1 {
+				t.Fatalf("%s has %d claims of %s, want 1 (%v)", p, seen[p], week, seen)
+			}
+		}
+		if len(seen) != 4+3 { // and p00, p01, p12 collected the second week's in the third
+			t.Fatalf("claims %v", seen)
+		}
+		testsvc.Must(t, f.engine.AckClaims(f.ctx, "weekly", claims), "AckClaims")
+		claims, err = f.engine.ReadClaims(f.ctx, "weekly", "test", 100, time.Millisecond)
+		testsvc.Must(t, err, "ReadClaims")
+		if len(claims) != 0 {
+			t.Fatalf("%d claims left after ack", len(claims))
+		}
+	})
+}
+
+// earnedIn counts the rewards earned in period p.
+func earnedIn(rs []league.Reward, p league.Period) int {
+	n := 0
+	for _, r := range rs {
+		if r.Earned.Equal(p.Start) {
+			n++
+		}
+	}
+	return n
+}
+
+func checkJoin(t *testing.T, p league.Placement, tier string, earned league.Period, rank int, items []tiers.Item) {
+	t.Helper()
+	if p.Tier != tier {
+		t.Fatalf("joined %s, want %s", p.Tier, tier)
+	}
+	if items == nil {
+		if len(p.Rewards) != 0 {
+			t.Fatalf("rewards %+v, want none", p.Rewards)
+		}
+		return
+	}
+	if len(p.Rewards) != 1 || p.Rewards[0].Rank != rank || !p.Rewards[0].Earned.Equal(earned.Start) ||
+		!reflect.DeepEqual(p.Rewards[0].Items, items) {
+		t.Fatalf("rewards %+v, want rank %d of %s: %v", p.Rewards, rank, earned, items)
+	}
+}
+
+// TestApplyIsRepeatable: running the apply step twice, even after a player
+// claimed their rewards, delivers nothing twice.
+func TestApplyIsRepeatable(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b)
+		week := f.period()
+		for i := 0; i < 10; i++ {
+			p := fmt.Sprint("p", i)
+			f.join(p)
+			f.score(p, int64(10-i))
+		}
+		f.clock.after(week)
+		outcomes := f.settle(week)
+		if r := f.join("p0"); len(r.Rewards) != 1 {
+			t.Fatalf("p0 rewards %v, want 1", r.Rewards)
+		}
+		testsvc.Must(t, f.engine.Apply(f.ctx, "weekly", week, outcomes), "Apply again")
+		next := f.period()
+		f.clock.after(next)
+		if r := f.join("p0"); earnedIn(r.Rewards, week) != 0 || r.Tier != "silver" {
+			t.Fatalf("p0 after a repeated apply: %+v", r)
+		}
+		if r := f.join("p1"); len(r.Rewards) != 1 || r.Tier != "silver" {
+			// p1 sat out the second week and collects in the third
+			t.Fatalf("p1: %+v, want silver with its rewards", r)
+		}
+	})
+}
+
+// TestAbsenceDecay: with decay_after 2, a gold player who sits out two weeks
+// comes back in silver.
+func TestAbsenceDecay(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, func(l *league.League) {
+			l.DecayAfter = 2
+			// everyone who scores climbs, so one player can climb alone
+			l.Ladder, _ = tiers.NewLadder([]tiers.Tier{
+				{ID: "bronze", Promote: 10000, MinPromoteScore: 1},
+				{ID: "silver", Promote: 10000, MinPromoteScore: 1},
+				{ID: "gold"},
+			})
+		})
+		climb := func() {
+			w := f.period()
+			f.join("a")
+			f.score("a", 10)
+			f.clock.after(w)
+			f.settle(w)
+		}
+		climb() // bronze -> silver
+		climb() // silver -> gold
+		if p := f.join("a"); p.Tier != "gold" {
+			t.Fatalf("a is %s, want gold", p.Tier)
+		}
+		w := f.period()
+		f.clock.after(w)
+		f.settle(w) // gold is the top: a stays
+		for i := 0; i < 2; i++ { // two weeks away
+			f.clock.after(f.period())
+		}
+		s, err := f.engine.Standing(f.ctx, "weekly", "a")
+		testsvc.Must(t, err, "Standing")
+		if s.Joined || s.Tier != "silver" {
+			t.Fatalf("standing after two weeks away: %+v, want not joined, silver", s)
+		}
+		if p := f.join("a"); p.Tier != "silver" {
+			t.Fatalf("a came back in %s, want silver", p.Tier)
+		}
+	})
+}

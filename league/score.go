@@ -1,0 +1,211 @@
+package league
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/scripts"
+	"github.com/league-engine/league/tiers"
+)
+
+// ScoreWrite is one score write. With a RequestID, a retry within the
+// league's idempotency window returns the first write's result and changes
+// nothing.
+type ScoreWrite struct {
+	Player    string
+	Value     int64
+	RequestID string
+}
+
+// ScoreResult is the player's position after a write.
+type ScoreResult struct {
+	Period    Period
+	Tier      string
+	Board     BoardID
+	Score     int64
+	Rank      int // 1-based on the sub-board
+	BoardSize int
+	Zone      tiers.Zone
+	// Replayed reports a retried request id: the first write's result.
+	Replayed bool
+}
+
+// Score applies a write with the league's operator (incr, best or set). The
+// player must have joined the current period; writes after the period ended
+// or that would pass the league's maximum are refused and change nothing.
+// One round trip to Redis.
+func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (ScoreResult, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return ScoreResult{}, err
+	}
+	if err := lv.checkWrite(w); err != nil {
+		return ScoreResult{}, err
+	}
+	p, prev := e.current(lv)
+	for attempt := 0; attempt < 3; attempt++ {
+		ks, args := e.scoreArgs(lv, p, prev, w)
+		reply, err := scripts.Score.Run(ctx, e.rdb, ks, args...).Slice()
+		if err != nil {
+			return ScoreResult{}, internal("score", err)
+		}
+		res, retryAt, err := e.scoreResult(lv, p, w, reply)
+		if retryAt == 0 {
+			return res, err
+		}
+		p, prev = e.redisSaid(lv, retryAt)
+	}
+	return ScoreResult{}, internal("score", fmt.Errorf("period kept moving for %q", w.Player))
+}
+
+func (l *League) checkWrite(w ScoreWrite) error {
+	if err := CheckPlayerID(w.Player); err != nil {
+		return err
+	}
+	if err := CheckRequestID(w.RequestID); err != nil {
+		return err
+	}
+	return l.checkValue(w.Value)
+}
+
+// scoreArgs returns the KEYS and ARGV of score.lua for a write.
+func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []any) {
+	k := lv.keys
+	ks := []string{k.counters(p.Start.Unix()), k.record(w.Player)}
+	if w.RequestID != "" {
+		ks = append(ks, k.request(w.RequestID))
+	}
+	pk := lv.Packing()
+	return ks, []any{
+		e.nowArg(), p.Start.Unix(), p.End.Unix(), k.prefix, w.Player,
+		string(lv.Operator), w.Value, lv.MaxScore,
+		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
+		int64(lv.IdempotencyWindow / time.Second), prev.Start.Unix(),
+	}
+}
+
+// scoreResult interprets a score.lua reply. retryAt is Redis's clock when the
+// write went to the wrong period and must be retried.
+func (e *Engine) scoreResult(lv *live, p Period, w ScoreWrite, reply []any) (res ScoreResult, retryAt int64, err error) {
+	switch scripts.Status(reply[0].(int64)) {
+	case scripts.OK, scripts.Existing:
+		start := time.Unix(reply[1].(int64), 0).UTC()
+		if !start.Equal(p.Start) {
+			// a retried request id from an earlier period
+			if p, err = lv.Schedule.Containing(start); err != nil {
+				return res, 0, internal("score", err)
+			}
+		}
+		idx, ok := lv.index[int(reply[5].(int64))]
+		if !ok {
+			return res, 0, internal("score", fmt.Errorf("unknown tier code %v", reply[5]))
+		}
+		tier := lv.Ladder.Tier(idx).ID
+		board, _ := placement(int(reply[6].(int64)), lv.BoardSize)
+		res = ScoreResult{
+			Period: p, Tier: tier, Board: BoardID{Tier: tier, N: board},
+			Score: reply[2].(int64), Rank: int(reply[3].(int64)), BoardSize: int(reply[4].(int64)),
+			Replayed: scripts.Status(reply[0].(int64)) == scripts.Existing,
+		}
+		res.Zone = lv.Ladder.Zone(idx, res.Rank, res.BoardSize, res.Score)
+		return res, 0, nil
+	case scripts.WrongPeriod:
+		return res, reply[1].(int64), nil
+	case scripts.Closed:
+		return res, 0, Errorf(PeriodClosed, "the period %s of league %q has ended for player %q; join the current period first",
+			p.ID(), lv.ID, w.Player)
+	case scripts.NotJoined:
+		return res, 0, Errorf(NotJoined, "player %q has not joined period %s of league %q", w.Player, p.ID(), lv.ID)
+	case scripts.Overflow:
+		return res, 0, Errorf(Overflow, "%s %d would take player %q from %d past the league's maximum score %d",
+			lv.Operator, w.Value, w.Player, reply[1].(int64), lv.MaxScore)
+	case scripts.Conflict:
+		return res, 0, &Error{Code: Conflict, Field: "request_id",
+			Message: fmt.Sprintf("%q was already used for another player within the idempotency window", w.RequestID)}
+	}
+	return res, 0, internal("score", fmt.Errorf("unexpected reply %v", reply))
+}
+
+// ScoreBatch applies many writes of one league in one round trip (a
+// pipeline of score.lua calls). Each write succeeds or fails on its own:
+// errs[i] is the error of writes[i], nil on success.
+func (e *Engine) ScoreBatch(ctx context.Context, leagueID string, writes []ScoreWrite) ([]ScoreResult, []error, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(writes) > MaxBatch {
+		return nil, nil, fieldError("writes", "%d writes, at most %d", len(writes), MaxBatch)
+	}
+	results := make([]ScoreResult, len(writes))
+	errs := make([]error, len(writes))
+	p, prev := e.current(lv)
+	pending := make([]int, 0, len(writes))
+	for i, w := range writes {
+		if errs[i] = lv.checkWrite(w); errs[i] == nil {
+			pending = append(pending, i)
+		}
+	}
+	for attempt := 0; len(pending) > 0 && attempt < 3; attempt++ {
+		cmds, err := e.pipeline(ctx, scripts.Score, len(pending), func(j int) ([]string, []any) {
+			return e.scoreArgs(lv, p, prev, writes[pending[j]])
+		})
+		if err != nil {
+			return nil, nil, internal("score batch", err)
+		}
+		var again []int
+		var retryAt int64
+		for j, i := range pending {
+			reply, err := cmds[j].Slice()
+			if err != nil {
+				errs[i] = internal("score", err)
+				continue
+			}
+			var at int64
+			results[i], at, errs[i] = e.scoreResult(lv, p, writes[i], reply)
+			if at != 0 {
+				again, retryAt = append(again, i), at
+			}
+		}
+		pending = again
+		if retryAt != 0 {
+			p, prev = e.redisSaid(lv, retryAt)
+		}
+	}
+	for _, i := range pending {
+		errs[i] = internal("score", fmt.Errorf("period kept moving"))
+	}
+	return results, errs, nil
+}
+
+// pipeline runs n calls of script in one round trip; args gives the KEYS and
+// ARGV of call j. A pipeline only sends EVALSHA, so if the server lost its
+// script cache (a restart, SCRIPT FLUSH) the scripts are loaded again and
+// the pipeline resent once. Errors of single commands stay in their Cmd.
+func (e *Engine) pipeline(ctx context.Context, script *redis.Script, n int, args func(j int) ([]string, []any)) ([]*redis.Cmd, error) {
+	for attempt := 0; ; attempt++ {
+		pipe := e.rdb.Pipeline()
+		cmds := make([]*redis.Cmd, n)
+		for j := range cmds {
+			ks, as := args(j)
+			cmds[j] = script.EvalSha(ctx, pipe, ks, as...)
+		}
+		_, err := pipe.Exec(ctx)
+		if err == nil {
+			return cmds, nil
+		}
+		if redis.HasErrorPrefix(err, "NOSCRIPT") && attempt == 0 {
+			if err := loadScripts(ctx, e.rdb); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if _, reply := err.(redis.Error); reply && !isUnavailable(err) {
+			return cmds, nil // a command's own error reply; it stays in its Cmd
+		}
+		return nil, err
+	}
+}

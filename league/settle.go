@@ -1,0 +1,249 @@
+package league
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/scripts"
+	"github.com/league-engine/league/tiers"
+)
+
+// The Redis side of settlement. The scheduler drives these steps; each is
+// safe to repeat, so a settlement killed at any point can run again.
+
+// Populations of a closed period: ladder index -> players who joined it.
+type Populations map[int]int
+
+// Players is the total of all tiers.
+func (p Populations) Players() int {
+	n := 0
+	for _, c := range p {
+		n += c
+	}
+	return n
+}
+
+// ErrNotEnded is returned by Close for a period Redis's clock has not left.
+var ErrNotEnded = Errorf(Conflict, "the period has not ended")
+
+// Close closes a period for settlement once Redis's clock is past its end
+// (ErrNotEnded before), freezing its boards, and returns how many players
+// joined each tier.
+func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populations, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := scripts.Close.Run(ctx, e.rdb, []string{lv.keys.counters(p.Start.Unix())},
+		e.nowArg(), p.End.Unix()).Slice()
+	if err != nil {
+		return nil, internal("close", err)
+	}
+	if scripts.Status(reply[0].(int64)) == scripts.NotEnded {
+		return nil, ErrNotEnded
+	}
+	flat, _ := reply[1].([]any)
+	pop := Populations{}
+	for i := 0; i+1 < len(flat); i += 2 {
+		field, _ := flat[i].(string)
+		if field == "closed" {
+			continue
+		}
+		code, err1 := strconv.Atoi(field)
+		n, err2 := strconv.Atoi(fmt.Sprint(flat[i+1]))
+		idx, known := lv.index[code]
+		if err1 != nil || err2 != nil {
+			return nil, internal("close", fmt.Errorf("bad counter %v=%v", flat[i], flat[i+1]))
+		}
+		if !known {
+			return nil, Errorf(Internal, "period %s of league %q holds players in tier code %d, which no configured tier has",
+				p.ID(), lv.ID, code)
+		}
+		pop[idx] = n
+	}
+	return pop, nil
+}
+
+// FinalBoard is one frozen sub-board: its tier (ladder index), number and
+// players ranked 1..n.
+type FinalBoard struct {
+	Tier    int
+	N       int
+	Players []tiers.Standing
+}
+
+// boardsPerTrip is how many boards one pipeline reads (~100 entries each).
+const boardsPerTrip = 256
+
+// FinalBoards reads every sub-board of a closed period, a pipeline of
+// boardsPerTrip boards per round trip, and hands each to fn in tier and board
+// order.
+func (e *Engine) FinalBoards(ctx context.Context, leagueID string, p Period, pop Populations, fn func(FinalBoard) error) error {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return err
+	}
+	var all []FinalBoard
+	for idx := 0; idx < lv.Ladder.Len(); idx++ {
+		boards := (pop[idx] + lv.BoardSize - 1) / lv.BoardSize
+		for n := 1; n <= boards; n++ {
+			all = append(all, FinalBoard{Tier: idx, N: n})
+		}
+	}
+	start := p.Start.Unix()
+	for lo := 0; lo < len(all); lo += boardsPerTrip {
+		chunk := all[lo:min(lo+boardsPerTrip, len(all))]
+		pipe := e.rdb.Pipeline()
+		cmds := make([]*redis.ZSliceCmd, len(chunk))
+		for i, b := range chunk {
+			cmds[i] = pipe.ZRevRangeWithScores(ctx, lv.keys.board(start, lv.code[b.Tier], b.N), 0, -1)
+		}
+		if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+			return internal("final boards", err)
+		}
+		for i, b := range chunk {
+			zs := cmds[i].Val()
+			b.Players = make([]tiers.Standing, len(zs))
+			for r, z := range zs {
+				score, _ := lv.Packing().Unpack(z.Score)
+				b.Players[r] = tiers.Standing{Player: z.Member.(string), Rank: r + 1, Score: score}
+			}
+			if err := fn(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// applyBatch is how many players one apply.lua call handles; applyPerTrip
+// calls go in one pipeline.
+const (
+	applyBatch   = 200
+	applyPerTrip = 16
+)
+
+// Apply makes a settled period's outcomes visible to joins: new tiers of the
+// players who moved and rewards to deliver at their next join. Players who
+// stay need nothing: MarkSettled covers them. Safe to repeat.
+func (e *Engine) Apply(ctx context.Context, leagueID string, p Period, outcomes []tiers.Outcome) error {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return err
+	}
+	todo := make([]tiers.Outcome, 0, len(outcomes)/2)
+	for _, o := range outcomes {
+		if o.TierAfter != o.TierBefore || o.Rewards != nil {
+			todo = append(todo, o)
+		}
+	}
+	start := p.Start.Unix()
+	batches := (len(todo) + applyBatch - 1) / applyBatch
+	for lo := 0; lo < batches; lo += applyPerTrip {
+		n := min(applyPerTrip, batches-lo)
+		cmds, err := e.pipeline(ctx, scripts.Apply, n, func(j int) ([]string, []any) {
+			batch := todo[(lo+j)*applyBatch : min((lo+j+1)*applyBatch, len(todo))]
+			ks := make([]string, 0, 2*len(batch))
+			args := make([]any, 0, 1+3*len(batch))
+			args = append(args, start)
+			for _, o := range batch {
+				ks = append(ks, lv.keys.record(o.Player), lv.keys.reward(o.Player))
+				next, items := "", ""
+				if o.TierAfter != o.TierBefore {
+					next = strconv.Itoa(lv.code[o.TierAfter])
+				}
+				if o.Rewards != nil {
+					js, _ := json.Marshal(Reward{Tier: lv.Ladder.Tier(o.TierBefore).ID, Rank: o.Rank, Items: o.Rewards})
+					items = string(js)
+				}
+				args = append(args, o.Player, next, items)
+			}
+			return ks, args
+		})
+		if err != nil {
+			return internal("apply", err)
+		}
+		for _, c := range cmds {
+			if err := c.Err(); err != nil {
+				return internal("apply", err)
+			}
+		}
+	}
+	return nil
+}
+
+// MarkSettled records that the period's outcomes are applied and drops it
+// from the periods waiting for settlement.
+func (e *Engine) MarkSettled(ctx context.Context, leagueID string, p Period) error {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return err
+	}
+	err = scripts.Settled.Run(ctx, e.rdb, []string{lv.keys.meta(), lv.keys.periods()}, p.Start.Unix()).Err()
+	return internal("mark settled", err)
+}
+
+// Expire sets the league's retention as the time to live of every key of a
+// settled period, so they leave Redis without a blocking DEL.
+func (e *Engine) Expire(ctx context.Context, leagueID string, p Period, pop Populations) error {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return err
+	}
+	start := p.Start.Unix()
+	ks := []string{lv.keys.counters(start), lv.keys.claimed(start)}
+	for idx, count := range pop {
+		for n := 1; n <= (count+lv.BoardSize-1)/lv.BoardSize; n++ {
+			ks = append(ks, lv.keys.board(start, lv.code[idx], n), lv.keys.names(start, lv.code[idx], n))
+		}
+	}
+	for lo := 0; lo < len(ks); lo += 1000 {
+		pipe := e.rdb.Pipeline()
+		for _, k := range ks[lo:min(lo+1000, len(ks))] {
+			pipe.Expire(ctx, k, lv.Retention)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			return internal("expire", err)
+		}
+	}
+	return nil
+}
+
+// Unsettled returns the periods of the league that hold players, have ended
+// by the engine's clock and were not marked settled, oldest first.
+func (e *Engine) Unsettled(ctx context.Context, leagueID string) ([]Period, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return nil, err
+	}
+	cur, _ := e.current(lv)
+	starts, err := e.rdb.ZRangeByScore(ctx, lv.keys.periods(), &redis.ZRangeBy{
+		Min: "-inf", Max: "(" + strconv.FormatInt(cur.Start.Unix(), 10),
+	}).Result()
+	if err != nil {
+		return nil, internal("unsettled", err)
+	}
+	out := make([]Period, 0, len(starts))
+	for _, s := range starts {
+		sec, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			continue
+		}
+		p, err := lv.periodOf(sec)
+		if err != nil {
+			// The schedule changed since: settle the orphan up to the next
+			// boundary of the new schedule rather than strand its players.
+			start := time.Unix(sec, 0).UTC()
+			p = Period{Start: start, End: lv.Schedule.Next(start)}
+			e.log.Warn("league: period waiting for settlement is not a period of the schedule (was it changed?); settling it up to the next boundary",
+				"league", lv.ID, "start", start, "end", p.End)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

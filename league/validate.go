@@ -1,0 +1,95 @@
+package league
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Input limits. Ids and names are sized so a sub-board's sorted set and name
+// hash stay in Redis's listpack encoding (values up to 64 bytes).
+const (
+	MaxPlayerIDLen  = 64
+	MaxNameLen      = 32 // bytes of UTF-8
+	MaxAvatarLen    = 31 // name + separator + avatar fit 64 bytes
+	MaxRequestIDLen = 64
+	MaxBatch        = 1000 // items in one batch call
+)
+
+// profileSep separates name and avatar in a board's name hash.
+const profileSep = "\x1f"
+
+// checkID accepts 1..max bytes of printable ASCII without spaces: ids end up
+// in Redis keys and URLs.
+func checkID(field, v string, max int) error {
+	if v == "" {
+		return fieldError(field, "must not be empty")
+	}
+	if len(v) > max {
+		return fieldError(field, "is %d bytes, at most %d", len(v), max)
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c <= ' ' || c > '~' {
+			return fieldError(field, "byte %d (%q) is not printable ASCII without spaces", i, c)
+		}
+	}
+	return nil
+}
+
+// checkText accepts UTF-8 without control characters, up to max bytes.
+func checkText(field, v string, max int, required bool) error {
+	if v == "" && required {
+		return fieldError(field, "must not be empty")
+	}
+	if len(v) > max {
+		return fieldError(field, "is %d bytes, at most %d", len(v), max)
+	}
+	if !utf8.ValidString(v) {
+		return fieldError(field, "is not valid UTF-8")
+	}
+	for _, r := range v {
+		if r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return fieldError(field, "contains the control character %U", r)
+		}
+	}
+	return nil
+}
+
+// CheckPlayerID validates a player id.
+func CheckPlayerID(id string) error { return checkID("player_id", id, MaxPlayerIDLen) }
+
+// CheckRequestID validates an optional request id.
+func CheckRequestID(id string) error {
+	if id == "" {
+		return nil
+	}
+	return checkID("request_id", id, MaxRequestIDLen)
+}
+
+// ScoreValue converts a decoded JSON number to a score value: it must be a
+// finite integer that an int64 holds exactly.
+func ScoreValue(f float64) (int64, error) {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return 0, fieldError("value", "must be a finite number, got %v", f)
+	case f != math.Trunc(f):
+		return 0, fieldError("value", "must be an integer, got %v", f)
+	case math.Abs(f) > 1<<53:
+		return 0, fieldError("value", "%v is beyond the exact integer range", f)
+	}
+	return int64(f), nil
+}
+
+// checkValue validates a write's value against the league's operator and
+// maximum. Values beyond the maximum are Overflow, not Invalid: the request
+// is well-formed, the league refuses it.
+func (l *League) checkValue(v int64) error {
+	if v < 0 {
+		return fieldError("value", "%d is negative; %s takes values from 0", v, l.Operator)
+	}
+	if v > l.MaxScore {
+		return &Error{Code: Overflow, Message: "value " + strconv.FormatInt(v, 10) +
+			" is over the league's maximum score " + strconv.FormatInt(l.MaxScore, 10)}
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+-- common.lua: prepended to every script at load time (scripts.go).
+-- Mirrors league/record.go (the 9-byte player record) and league/keys.go
+-- (the keys a script can only name once it has read a record).
+
+local NO_TIER = 255
+
+-- record: start(4, big endian) tier(1) n(3) next(1)
+local function rec_decode(r)
+  local b1, b2, b3, b4, t, n1, n2, n3, nx = string.byte(r, 1, 9)
+  return ((b1 * 256 + b2) * 256 + b3) * 256 + b4, t, (n1 * 256 + n2) * 256 + n3, nx
+end
+
+local function rec_encode(s, t, n, nx)
+  return string.char(math.floor(s / 16777216) % 256, math.floor(s / 65536) % 256,
+    math.floor(s / 256) % 256, s % 256, t,
+    math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256, nx)
+end
+
+-- %.0f prints every integer below 2^53 exactly; Lua's tostring uses %.14g.
+local function int(x)
+  return string.format('%.0f', x)
+end
+
+local function board_key(prefix, s, t, b)
+  return prefix .. 'b:' .. int(s) .. ':' .. int(t) .. ':' .. int(b)
+end
+
+local function names_key(prefix, s, t, b)
+  return prefix .. 'i:' .. int(s) .. ':' .. int(t) .. ':' .. int(b)
+end
+
+local function claimed_key(prefix, s)
+  return prefix .. 'k:' .. int(s)
+end
+
+-- now in milliseconds: the caller's injected clock when given (tests),
+-- otherwise Redis's own clock, so every app server agrees on the period.
+local function now_ms(override)
+  if override ~= '' then
+    return tonumber(override)
+  end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- the low bits of a packed score: time left before the period end (first_reached)
+-- and the reversed slot (join order). See league/pack.go.
+local function tie_bits(now, end_s, unit, time_bits, slot_bits, size, slot)
+  local low = size - slot
+  if time_bits == 0 then
+    return low
+  end
+  local left = math.floor((end_s * 1000 - now) / unit)
+  local max = 2 ^ time_bits - 1
+  if left < 0 then left = 0 elseif left > max then left = max end
+  return left * 2 ^ slot_bits + low
+end

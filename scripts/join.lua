@@ -1,0 +1,128 @@
+-- join.lua: place a player in their tier's current sub-board, once per period,
+-- and hand over the rewards they earned in an earlier period, once.
+--
+-- KEYS[1] -> <ns>:{L}:c:<Q>   period counters (HINCRBY placement; 'closed')
+-- KEYS[2] -> <ns>:{L}:r:<b>   the player's record bucket
+-- KEYS[3] -> <ns>:{L}:w:<b>   the player's reward bucket
+-- KEYS[4] -> <ns>:{L}:k:<Q>   rewards claimed by joins of period Q (for retries)
+-- KEYS[5] -> <ns>:{L}:meta    'settled' = last period whose tiers are applied
+-- KEYS[6] -> <ns>:{L}:periods periods holding players, to settle
+-- KEYS[7] -> <ns>:{L}:x       claims stream, recorded in Postgres later
+-- ARGV[1]  -> now in ms, or '' for Redis TIME
+-- ARGV[2]  -> Q start (Unix s)          ARGV[3] -> Q end (Unix s)
+-- ARGV[4]  -> key prefix <ns>:{L}:
+-- ARGV[5]  -> player id                 ARGV[6] -> profile: name \x1f avatar
+-- ARGV[7]  -> board size  ARGV[8] -> slot bits  ARGV[9] -> time bits  ARGV[10] -> time unit (ms)
+-- ARGV[11] -> entry tier code
+-- ARGV[12] -> start of the period before Q
+-- ARGV[13] -> '1' when absence decay is on
+-- ARGV[14] -> tier code decided by the caller, or ''
+-- ARGV[15] -> with ARGV[14]: the record the caller decided from ('' for none)
+-- ARGV[16] -> with ARGV[14]: start of the period whose rewards the caller computed, or ''
+-- ARGV[17] -> with ARGV[16]: those rewards as JSON
+--
+-- Returns one of
+--   {0, tier, n, rewards}  joined now: tier code, join number, rewards delivered
+--                          ('' or lines of '<earned start>|<items JSON>')
+--   {1, tier, n, rewards}  joined earlier this period: the first placement and rewards
+--   {2, now}               Q is not the period at Redis's now (ms): recompute and retry
+--   {3}                    Q is closed for settlement
+--   {4, record, rank, size, score, settled}
+--                          the caller must decide the tier (settlement has not reached
+--                          the player's last period, or decay applies): rank, size and
+--                          packed score on that period's board (rank -1 if it is gone)
+--   {5}                    the record changed while the caller decided: retry
+--   {9}                    the tier has placed 2^24-1 players this period
+
+local now = now_ms(ARGV[1])
+local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
+if now < qs * 1000 or now >= qe * 1000 then
+  return {2, now}
+end
+if redis.call('HEXISTS', KEYS[1], 'closed') == 1 then
+  return {3}
+end
+
+local prefix, player, profile = ARGV[4], ARGV[5], ARGV[6]
+local size = tonumber(ARGV[7])
+local rec = redis.call('HGET', KEYS[2], player)
+
+if rec then
+  local s, t, n = rec_decode(rec)
+  if s == qs then
+    -- A retry or a racing duplicate: the first placement stands. The cached
+    -- name and avatar follow the latest join.
+    redis.call('HSET', names_key(prefix, qs, t, math.ceil(n / size)), player, profile)
+    return {1, t, n, redis.call('HGET', KEYS[4], player) or ''}
+  end
+end
+
+local tier
+if ARGV[14] ~= '' then
+  if (rec or '') ~= ARGV[15] then
+    return {5}
+  end
+  tier = tonumber(ARGV[14])
+elseif not rec then
+  tier = tonumber(ARGV[11])
+else
+  local s, t, n, nx = rec_decode(rec)
+  local settled = tonumber(redis.call('HGET', KEYS[5], 'settled') or '0')
+  local played_last = (s == tonumber(ARGV[12]))
+  if (nx ~= NO_TIER or settled >= s) and (played_last or ARGV[13] == '0') then
+    if nx ~= NO_TIER then tier = nx else tier = t end
+  else
+    local bk = board_key(prefix, s, t, math.ceil(n / size))
+    local rank = redis.call('ZREVRANK', bk, player)
+    if rank then
+      return {4, rec, rank + 1, redis.call('ZCARD', bk), redis.call('ZSCORE', bk, player), settled}
+    end
+    return {4, rec, -1, 0, '', settled}
+  end
+end
+
+if tonumber(redis.call('HGET', KEYS[1], tier) or '0') >= 16777215 then
+  return {9}
+end
+
+-- Rewards: settlement leaves '<E>|p|<items>' (pending); the join that delivers
+-- them leaves '<E>|c|<Q>' (claimed), which settlement never overwrites.
+local delivered = {}
+local w = redis.call('HGET', KEYS[3], player)
+local w_start = 0
+if w then
+  local e, state, rest = string.match(w, '^(%d+)|(%a)|(.*)$')
+  w_start = tonumber(e)
+  if state == 'p' then
+    table.insert(delivered, e .. '|' .. rest)
+    redis.call('HSET', KEYS[3], player, e .. '|c|' .. int(qs))
+  end
+end
+if ARGV[16] ~= '' and tonumber(ARGV[16]) > w_start then
+  -- Rewards of a period settlement has not applied yet, computed by the
+  -- caller from the frozen board: claimed here, so settlement skips them.
+  table.insert(delivered, ARGV[16] .. '|' .. ARGV[17])
+  redis.call('HSET', KEYS[3], player, ARGV[16] .. '|c|' .. int(qs))
+end
+
+local n = redis.call('HINCRBY', KEYS[1], tier, 1)
+if n == 1 then
+  redis.call('ZADD', KEYS[6], 'NX', qs, int(qs))
+end
+local board = math.ceil(n / size)
+local slot = n - (board - 1) * size
+local packed = tie_bits(now, qe, tonumber(ARGV[10]), tonumber(ARGV[9]), tonumber(ARGV[8]), size, slot)
+redis.call('ZADD', board_key(prefix, qs, tier, board), packed, player)
+redis.call('HSET', names_key(prefix, qs, tier, board), player, profile)
+redis.call('HSET', KEYS[2], player, rec_encode(qs, tier, n, NO_TIER))
+
+local rewards = ''
+if #delivered > 0 then
+  rewards = table.concat(delivered, '\n')
+  redis.call('HSET', KEYS[4], player, rewards)
+  for _, d in ipairs(delivered) do
+    local e, items = string.match(d, '^(%d+)|(.*)$')
+    redis.call('XADD', KEYS[7], '*', 'player', player, 'earned', e, 'period', int(qs), 'at', int(now), 'items', items)
+  end
+end
+return {0, tier, n, rewards}

@@ -1,0 +1,88 @@
+-- score.lua: apply a score write to the player's sub-board, at most once per
+-- request id.
+--
+-- KEYS[1] -> <ns>:{L}:c:<Q>   period counters ('closed')
+-- KEYS[2] -> <ns>:{L}:r:<b>   the player's record bucket
+-- KEYS[3] -> <ns>:{L}:q:<id>  the request's stored result (only with a request id)
+-- ARGV[1]  -> now in ms, or '' for Redis TIME
+-- ARGV[2]  -> Q start (Unix s)   ARGV[3] -> Q end (Unix s)
+-- ARGV[4]  -> key prefix <ns>:{L}:
+-- ARGV[5]  -> player id
+-- ARGV[6]  -> operator: incr | best | set    ARGV[7] -> value (integer)
+-- ARGV[8]  -> the league's maximum score
+-- ARGV[9]  -> board size  ARGV[10] -> slot bits  ARGV[11] -> time bits  ARGV[12] -> time unit (ms)
+-- ARGV[13] -> idempotency window (s)
+-- ARGV[14] -> start of the period before Q
+--
+-- Returns one of
+--   {0, start, score, rank, size, tier, n}  written (or unchanged): the period start,
+--                        the player's score, 1-based rank, board size, tier code, join number
+--   {1, start, score, rank, size, tier, n}  a retry: the first write's result, unchanged
+--   {2, now}             Q is not the period at Redis's now (ms): recompute and retry
+--   {3}                  the player's period has ended, or Q is closed for settlement
+--   {6}                  the player has not joined Q
+--   {7, score}           the write would pass the maximum score; the current score
+--   {8}                  the request id was used for another player
+
+local player = ARGV[5]
+if KEYS[3] then
+  local stored = redis.call('GET', KEYS[3])
+  if stored then
+    local s, sc, rk, sz, t, n, who = string.match(stored, '^(%d+):(%d+):(%d+):(%d+):(%d+):(%d+):(.*)$')
+    if who ~= player then
+      return {8}
+    end
+    return {1, tonumber(s), tonumber(sc), tonumber(rk), tonumber(sz), tonumber(t), tonumber(n)}
+  end
+end
+
+local now = now_ms(ARGV[1])
+local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
+if now < qs * 1000 or now >= qe * 1000 then
+  return {2, now}
+end
+if redis.call('HEXISTS', KEYS[1], 'closed') == 1 then
+  return {3}
+end
+
+local rec = redis.call('HGET', KEYS[2], player)
+if not rec then
+  return {6}
+end
+local s, t, n = rec_decode(rec)
+if s ~= qs then
+  if s == tonumber(ARGV[14]) then
+    return {3}
+  end
+  return {6}
+end
+
+local size, slot_bits, time_bits = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
+local board = math.ceil(n / size)
+local bk = board_key(ARGV[4], qs, t, board)
+local shift = 2 ^ (time_bits + slot_bits)
+local current = math.floor(tonumber(redis.call('ZSCORE', bk, player)) / shift)
+
+local op, value = ARGV[6], tonumber(ARGV[7])
+local score = value
+if op == 'incr' then
+  score = current + value
+elseif op == 'best' and current > value then
+  score = current
+end
+if score > tonumber(ARGV[8]) then
+  return {7, current}
+end
+if score ~= current then
+  local slot = n - (board - 1) * size
+  local packed = score * shift + tie_bits(now, qe, tonumber(ARGV[12]), time_bits, slot_bits, size, slot)
+  redis.call('ZADD', bk, packed, player)
+end
+
+local rank = redis.call('ZREVRANK', bk, player) + 1
+local card = redis.call('ZCARD', bk)
+if KEYS[3] then
+  redis.call('SET', KEYS[3], table.concat({int(qs), int(score), int(rank), int(card), int(t), int(n), player}, ':'),
+    'EX', tonumber(ARGV[13]))
+end
+return {0, qs, score, rank, card, t, n}

@@ -1,0 +1,35 @@
+-- standing.lua (read-only): where a player stands, in one round trip.
+--
+-- KEYS[1] -> <ns>:{L}:r:<b>   the player's record bucket
+-- KEYS[2] -> <ns>:{L}:meta    'settled' = last period whose tiers are applied
+-- ARGV[1] -> player id
+-- ARGV[2] -> key prefix <ns>:{L}:
+-- ARGV[3] -> board size
+--
+-- Returns
+--   {}                                       no record: the player never joined
+--   {record, rank, size, score, above, settled}
+--                                            the player's record and, on the board of the
+--                                            record's period (which may be an earlier one),
+--                                            their 1-based rank, the board size, their packed
+--                                            score and the packed score of the player just
+--                                            above ('' at rank 1); rank -1 if the board is gone;
+--                                            and the 'settled' mark
+
+local player = ARGV[1]
+local rec = redis.call('HGET', KEYS[1], player)
+if not rec then
+  return {}
+end
+local settled = tonumber(redis.call('HGET', KEYS[2], 'settled') or '0')
+local s, t, n = rec_decode(rec)
+local bk = board_key(ARGV[2], s, t, math.ceil(n / tonumber(ARGV[3])))
+local rank = redis.call('ZREVRANK', bk, player)
+if not rank then
+  return {rec, -1, 0, '', '', settled}
+end
+local above = ''
+if rank > 0 then
+  above = redis.call('ZREVRANGE', bk, rank - 1, rank - 1, 'WITHSCORES')[2]
+end
+return {rec, rank + 1, redis.call('ZCARD', bk), redis.call('ZSCORE', bk, player), above, settled}

@@ -1,0 +1,177 @@
+// Package tiers holds the tier ladder of a league and the pure rules that act
+// on it: which ranks of a sub-board promote, stay or demote, which ranks earn
+// which rewards, and how absence decays a tier. Nothing here does I/O, so the
+// live engine (zones of a running board) and settlement (final outcomes) call
+// the very same functions and can never disagree.
+package tiers
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Ratio is a share of a sub-board in basis points (1/10,000). Integer basis
+// points make the promoted and demoted counts exact: 100 players at 0.29 is
+// 29 players, not 28 because 100*0.29 is 28.999999999999996 in float64.
+type Ratio int
+
+// RatioScale is the denominator of a Ratio.
+const RatioScale = 10000
+
+// Of returns how many of n players the ratio covers, rounded down. Rounding
+// down means a ratio is a ceiling: a board never promotes or demotes more
+// players than its ratio allows, and a board too small for one whole player
+// moves nobody.
+func (r Ratio) Of(n int) int {
+	if n <= 0 || r <= 0 {
+		return 0
+	}
+	return n * int(r) / RatioScale
+}
+
+// Item is one reward item: an id the game understands and a quantity.
+type Item struct {
+	ID  string `json:"id"`
+	Qty int64  `json:"qty"`
+}
+
+// Band rewards every rank in [From, To] (1-based, inclusive) with Items.
+type Band struct {
+	From, To int
+	Items    []Item
+}
+
+// Tier is one rung of the ladder.
+type Tier struct {
+	ID   string
+	Name string
+	// Promote and Demote are the shares of each sub-board that move up and
+	// down at settlement.
+	Promote, Demote Ratio
+	// MinPromoteScore is the score a player needs to climb: a player in the
+	// promotion zone below it stays.
+	MinPromoteScore int64
+	// Rewards by rank within a sub-board, sorted by From, never overlapping.
+	Rewards []Band
+}
+
+// Ladder is the ordered list of tiers, lowest first.
+type Ladder struct {
+	tiers []Tier
+	index map[string]int
+}
+
+// NewLadder checks the tiers and returns the ladder, lowest tier first. The
+// top tier's Promote and the bottom tier's Demote are ignored (set them to 0):
+// there is nowhere to go.
+func NewLadder(ts []Tier) (*Ladder, error) {
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("tiers: at least one tier is required")
+	}
+	if len(ts) > MaxTiers {
+		return nil, fmt.Errorf("tiers: %d tiers, at most %d", len(ts), MaxTiers)
+	}
+	l := &Ladder{tiers: make([]Tier, len(ts)), index: make(map[string]int, len(ts))}
+	for i, t := range ts {
+		if _, dup := l.index[t.ID]; dup {
+			return nil, fmt.Errorf("tiers[%d].id: %q appears twice", i, t.ID)
+		}
+		if err := t.check(); err != nil {
+			return nil, fmt.Errorf("tiers[%d] (%s).%w", i, t.ID, err)
+		}
+		t.Rewards = append([]Band(nil), t.Rewards...)
+		sort.Slice(t.Rewards, func(a, b int) bool { return t.Rewards[a].From < t.Rewards[b].From })
+		for j := 1; j < len(t.Rewards); j++ {
+			if t.Rewards[j].From <= t.Rewards[j-1].To {
+				return nil, fmt.Errorf("tiers[%d] (%s).rewards: ranks %d-%d and %d-%d overlap", i, t.ID,
+					t.Rewards[j-1].From, t.Rewards[j-1].To, t.Rewards[j].From, t.Rewards[j].To)
+			}
+		}
+		l.tiers[i] = t
+		l.index[t.ID] = i
+	}
+	return l, nil
+}
+
+// MaxTiers bounds the ladder; the live engine stores a tier in one byte.
+const MaxTiers = 64
+
+func (t Tier) check() error {
+	switch {
+	case t.ID == "":
+		return fmt.Errorf("id: must not be empty")
+	case t.Promote < 0 || t.Promote > RatioScale:
+		return fmt.Errorf("promote: %s is outside 0..1", t.Promote)
+	case t.Demote < 0 || t.Demote > RatioScale:
+		return fmt.Errorf("demote: %s is outside 0..1", t.Demote)
+	case t.Promote+t.Demote > RatioScale:
+		return fmt.Errorf("promote+demote: %s + %s is more than 1", t.Promote, t.Demote)
+	case t.MinPromoteScore < 0:
+		return fmt.Errorf("min_promote_score: %d is negative", t.MinPromoteScore)
+	}
+	for j, b := range t.Rewards {
+		if b.From < 1 || b.To < b.From {
+			return fmt.Errorf("rewards[%d]: ranks %d-%d are not a range of ranks from 1", j, b.From, b.To)
+		}
+		if len(b.Items) == 0 {
+			return fmt.Errorf("rewards[%d].items: must not be empty", j)
+		}
+		for _, it := range b.Items {
+			if it.ID == "" || it.Qty <= 0 {
+				return fmt.Errorf("rewards[%d].items: %q x %d needs an id and a positive quantity", j, it.ID, it.Qty)
+			}
+		}
+	}
+	return nil
+}
+
+// String prints a ratio as a decimal: 2000 is "0.2".
+func (r Ratio) String() string {
+	s := fmt.Sprintf("%d.%04d", int(r)/RatioScale, abs(int(r))%RatioScale)
+	for s[len(s)-1] == '0' && s[len(s)-2] != '.' {
+		s = s[:len(s)-1]
+	}
+	if r < 0 && int(r)/RatioScale == 0 {
+		s = "-" + s
+	}
+	return s
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// Len is the number of tiers.
+func (l *Ladder) Len() int { return len(l.tiers) }
+
+// Tier returns the tier at index i (0 is the lowest).
+func (l *Ladder) Tier(i int) Tier { return l.tiers[i] }
+
+// Tiers returns a copy of the tiers, lowest first.
+func (l *Ladder) Tiers() []Tier { return append([]Tier(nil), l.tiers...) }
+
+// Index returns the position of the tier with this id.
+func (l *Ladder) Index(id string) (int, bool) {
+	i, ok := l.index[id]
+	return i, ok
+}
+
+// Top is the index of the highest tier.
+func (l *Ladder) Top() int { return len(l.tiers) - 1 }
+
+// RatioOf converts a decimal share such as 0.2 to a Ratio. Shares need at
+// most four decimals; anything finer would be silently rounded, so it is an
+// error instead.
+func RatioOf(f float64) (Ratio, error) {
+	if f != f || f < 0 || f > 1 {
+		return 0, fmt.Errorf("%v is outside 0..1", f)
+	}
+	bp := int(f*RatioScale + 0.5)
+	if d := float64(bp)/RatioScale - f; d > 1e-9 || d < -1e-9 {
+		return 0, fmt.Errorf("%v has more than four decimals", f)
+	}
+	return Ratio(bp), nil
+}

@@ -1,0 +1,123 @@
+package tiers
+
+// Zone is where a rank falls on a sub-board under its tier's ratios.
+type Zone int
+
+const (
+	Stay Zone = iota
+	Promote
+	Demote
+)
+
+func (z Zone) String() string {
+	switch z {
+	case Promote:
+		return "promote"
+	case Demote:
+		return "demote"
+	default:
+		return "stay"
+	}
+}
+
+// Counts returns how many players of a sub-board of n players in tier i are
+// promoted and demoted: each ratio of n rounded down (see Ratio.Of). The top
+// tier never promotes and the bottom tier never demotes, so a one-tier ladder
+// moves nobody.
+func (l *Ladder) Counts(i, n int) (promote, demote int) {
+	t := l.tiers[i]
+	if i < l.Top() {
+		promote = t.Promote.Of(n)
+	}
+	if i > 0 {
+		demote = t.Demote.Of(n)
+	}
+	return promote, demote
+}
+
+// Zone returns the zone of the 1-based rank on a sub-board of n players in
+// tier i whose score is score. A player in the promotion ranks whose score is
+// below the tier's MinPromoteScore stays: a player who never scored does not
+// climb. Ranks are already unique (the engine breaks ties), so the zone of a
+// rank is the zone of the player holding it.
+func (l *Ladder) Zone(i, rank, n int, score int64) Zone {
+	p, d := l.Counts(i, n)
+	switch {
+	case rank <= p && score >= l.tiers[i].MinPromoteScore:
+		return Promote
+	case rank > n-d:
+		return Demote
+	default:
+		return Stay
+	}
+}
+
+// Next returns the tier index a player moves to from tier i given their zone.
+func (l *Ladder) Next(i int, z Zone) int {
+	switch {
+	case z == Promote && i < l.Top():
+		return i + 1
+	case z == Demote && i > 0:
+		return i - 1
+	default:
+		return i
+	}
+}
+
+// Rewards returns the items that rank earns in tier i, or nil.
+func (l *Ladder) Rewards(i, rank int) []Item {
+	for _, b := range l.tiers[i].Rewards {
+		if rank >= b.From && rank <= b.To {
+			return b.Items
+		}
+	}
+	return nil
+}
+
+// AfterAbsence returns the tier of a player who left tier i and then sat out
+// absent whole periods: one tier lower for every decayAfter absent periods,
+// never below the bottom. decayAfter 0 turns decay off.
+func (l *Ladder) AfterAbsence(i, absent, decayAfter int) int {
+	if decayAfter <= 0 || absent < decayAfter {
+		return i
+	}
+	i -= absent / decayAfter
+	if i < 0 {
+		return 0
+	}
+	return i
+}
+
+// Standing is one player's final place on a sub-board, the input of Settle.
+type Standing struct {
+	Player string
+	Rank   int // 1-based, unique on the board
+	Score  int64
+}
+
+// Outcome is what a settlement decides for one player.
+type Outcome struct {
+	Player     string
+	Rank       int
+	Score      int64
+	Zone       Zone
+	TierBefore int
+	TierAfter  int
+	Rewards    []Item // nil when the rank earns nothing
+}
+
+// Settle decides the outcome of every player of one sub-board of tier i.
+// board must hold the board's players ranked 1..n; Settle is the settlement
+// form of Zone, Next and Rewards, and uses nothing else.
+func (l *Ladder) Settle(i int, board []Standing) []Outcome {
+	n := len(board)
+	out := make([]Outcome, n)
+	for k, s := range board {
+		z := l.Zone(i, s.Rank, n, s.Score)
+		out[k] = Outcome{
+			Player: s.Player, Rank: s.Rank, Score: s.Score, Zone: z,
+			TierBefore: i, TierAfter: l.Next(i, z), Rewards: l.Rewards(i, s.Rank),
+		}
+	}
+	return out
+}

@@ -1,0 +1,204 @@
+package tiers
+
+import (
+	"reflect"
+	"testing"
+)
+
+func mustLadder(tb testing.TB, ts ...Tier) *Ladder {
+	tb.Helper()
+	l, err := NewLadder(ts)
+	if err != nil {
+		tb.Fatalf("NewLadder: %v", err)
+	}
+	return l
+}
+
+func threeTiers(tb testing.TB) *Ladder {
+	return mustLadder(tb,
+		Tier{ID: "bronze", Promote: 2000, MinPromoteScore: 1,
+			Rewards: []Band{{From: 1, To: 1, Items: []Item{{"gems", 100}}}, {From: 2, To: 3, Items: []Item{{"gems", 50}}}}},
+		Tier{ID: "silver", Promote: 1500, Demote: 1500},
+		Tier{ID: "gold", Demote: 2900},
+	)
+}
+
+func TestCounts(t *testing.T) {
+	l := threeTiers(t)
+	tests := []struct {
+		name         string
+		tier, n      int
+		wantP, wantD int
+	}{
+		{"bottom never demotes", 0, 100, 20, 0},
+		{"middle full board", 1, 100, 15, 15},
+		{"top never promotes", 2, 100, 0, 29}, // 0.29*100 is exact in basis points
+		{"rounds down", 1, 13, 1, 1},
+		{"too small to move anyone", 1, 6, 0, 0},
+		{"empty board", 1, 0, 0, 0},
+		{"one player", 0, 1, 0, 0},
+		{"five players at 20%", 0, 5, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, d := l.Counts(tt.tier, tt.n)
+			if p != tt.wantP || d != tt.wantD {
+				t.Errorf("Counts(%d, %d) = %d, %d; want %d, %d", tt.tier, tt.n, p, d, tt.wantP, tt.wantD)
+			}
+		})
+	}
+}
+
+func TestZoneAndNext(t *testing.T) {
+	l := threeTiers(t)
+	tests := []struct {
+		name          string
+		tier, rank, n int
+		score         int64
+		want          Zone
+		wantNext      int
+	}{
+		{"bronze top scorer climbs", 0, 1, 100, 10, Promote, 1},
+		{"bronze last promoted rank", 0, 20, 100, 1, Promote, 1},
+		{"bronze first stay rank", 0, 21, 100, 99, Stay, 0},
+		{"bronze zero score never climbs", 0, 1, 100, 0, Stay, 0},
+		{"bronze last never demotes", 0, 100, 100, 0, Stay, 0},
+		{"silver demote zone", 1, 86, 100, 5, Demote, 0},
+		{"silver just above demote", 1, 85, 100, 5, Stay, 1},
+		{"gold never promotes", 2, 1, 100, 1000, Stay, 2},
+		{"gold demote zone", 2, 72, 100, 0, Demote, 1},
+		{"silver promote without min", 1, 1, 100, 0, Promote, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			z := l.Zone(tt.tier, tt.rank, tt.n, tt.score)
+			if z != tt.want {
+				t.Errorf("Zone = %v, want %v", z, tt.want)
+			}
+			if got := l.Next(tt.tier, z); got != tt.wantNext {
+				t.Errorf("Next = %d, want %d", got, tt.wantNext)
+			}
+		})
+	}
+}
+
+func TestSettleMatchesZones(t *testing.T) {
+	l := threeTiers(t)
+	for _, n := range []int{1, 7, 50, 99, 100} {
+		board := make([]Standing, n)
+		for i := range board {
+			board[i] = Standing{Player: string(rune('a' + i%26)), Rank: i + 1, Score: int64(n - i)}
+		}
+		for tier := 0; tier < l.Len(); tier++ {
+			out := l.Settle(tier, board)
+			up, down := 0, 0
+			for k, o := range out {
+				if o.Zone != l.Zone(tier, o.Rank, n, o.Score) {
+					t.Fatalf("n=%d tier=%d rank %d: Settle zone %v differs from Zone", n, tier, o.Rank, o.Zone)
+				}
+				if o.TierAfter > o.TierBefore {
+					up++
+				}
+				if o.TierAfter < o.TierBefore {
+					down++
+				}
+				if !reflect.DeepEqual(o.Rewards, l.Rewards(tier, k+1)) {
+					t.Fatalf("rank %d rewards %v, want %v", k+1, o.Rewards, l.Rewards(tier, k+1))
+				}
+			}
+			p, d := l.Counts(tier, n)
+			if up != p || down != d {
+				t.Errorf("n=%d tier=%d: moved %d up %d down, want %d up %d down", n, tier, up, down, p, d)
+			}
+		}
+	}
+}
+
+func TestRewards(t *testing.T) {
+	l := threeTiers(t)
+	tests := []struct {
+		rank int
+		want []Item
+	}{
+		{1, []Item{{"gems", 100}}},
+		{2, []Item{{"gems", 50}}},
+		{3, []Item{{"gems", 50}}},
+		{4, nil},
+	}
+	for _, tt := range tests {
+		if got := l.Rewards(0, tt.rank); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Rewards(bronze, %d) = %v, want %v", tt.rank, got, tt.want)
+		}
+	}
+	if got := l.Rewards(1, 1); got != nil {
+		t.Errorf("silver has no rewards, got %v", got)
+	}
+}
+
+func TestAfterAbsence(t *testing.T) {
+	l := threeTiers(t)
+	tests := []struct {
+		tier, absent, after, want int
+	}{
+		{2, 5, 0, 2}, // decay off
+		{2, 1, 2, 2},
+		{2, 2, 2, 1},
+		{2, 4, 2, 0},
+		{2, 40, 2, 0}, // never below the bottom
+		{0, 3, 1, 0},
+	}
+	for _, tt := range tests {
+		if got := l.AfterAbsence(tt.tier, tt.absent, tt.after); got != tt.want {
+			t.Errorf("AfterAbsence(%d, %d, %d) = %d, want %d", tt.tier, tt.absent, tt.after, got, tt.want)
+		}
+	}
+}
+
+func TestNewLadderRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		ts   []Tier
+	}{
+		{"no tiers", nil},
+		{"negative promote", []Tier{{ID: "a", Promote: -1}}},
+		{"promote+demote over 1", []Tier{{ID: "a", Promote: 6000, Demote: 5000}}},
+		{"duplicate id", []Tier{{ID: "a"}, {ID: "a"}}},
+		{"empty id", []Tier{{}}},
+		{"overlapping rewards", []Tier{{ID: "a", Rewards: []Band{{1, 3, []Item{{"g", 1}}}, {3, 4, []Item{{"g", 1}}}}}}},
+		{"reversed band", []Tier{{ID: "a", Rewards: []Band{{4, 3, []Item{{"g", 1}}}}}}},
+		{"zero quantity", []Tier{{ID: "a", Rewards: []Band{{1, 1, []Item{{"g", 0}}}}}}},
+		{"negative min score", []Tier{{ID: "a", MinPromoteScore: -1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := NewLadder(tt.ts); err == nil {
+				t.Errorf("NewLadder accepted %+v", tt.ts)
+			}
+		})
+	}
+}
+
+func TestRatioOf(t *testing.T) {
+	tests := []struct {
+		in      float64
+		want    Ratio
+		wantErr bool
+	}{
+		{0.2, 2000, false},
+		{0.29, 2900, false},
+		{1, 10000, false},
+		{0, 0, false},
+		{0.12345, 0, true},
+		{-0.1, 0, true},
+		{1.5, 0, true},
+	}
+	for _, tt := range tests {
+		got, err := RatioOf(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("RatioOf(%v) = %v, %v; want %v, err %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+	if s := Ratio(2900).String(); s != "0.29" {
+		t.Errorf("String = %q, want 0.29", s)
+	}
+}
