@@ -35,8 +35,8 @@ type Engine struct {
 type live struct {
 	*League
 	keys   keys
-	code   []int       // ladder index -> tier code in Redis
-	index  map[int]int // tier code -> ladder index
+	code   []int                     // ladder index -> tier code in Redis
+	index  map[int]int               // tier code -> ladder index
 	period atomic.Pointer[[2]Period] // the current period and the one before
 }
 
@@ -151,7 +151,7 @@ func (e *Engine) now() time.Time {
 }
 
 // nowArg is the ARGV a script reads its clock from: the injected clock, or
-// '' for Redis TIME.
+// ” for Redis TIME.
 func (e *Engine) nowArg() string {
 	if e.clock == nil {
 		return ""

@@ -29,8 +29,8 @@ func TestPackingBudget(t *testing.T) {
 		{"board of one", 1, JoinOrder, "0 0 * * MON", 0, 0, 0},
 		{"board of 128", 128, JoinOrder, "0 0 * * MON", 0, 7, 0},
 		{"board of 129", 129, JoinOrder, "0 0 * * MON", 0, 8, 0},
-		{"weekly seconds", 100, FirstReached, "0 0 * * MON", time.Second, 7, 20},    // 604800 s
-		{"monthly seconds", 100, FirstReached, "0 0 1 * *", time.Second, 7, 22},     // 31 days
+		{"weekly seconds", 100, FirstReached, "0 0 * * MON", time.Second, 7, 20},     // 604800 s
+		{"monthly seconds", 100, FirstReached, "0 0 1 * *", time.Second, 7, 22},      // 31 days
 		{"weekly millis", 100, FirstReached, "0 0 * * MON", time.Millisecond, 7, 30}, // 6.048e8 ms
 	}
 	for _, tt := range tests {

@@ -310,7 +310,7 @@ func TestAbsenceDecay(t *testing.T) {
 		}
 		w := f.period()
 		f.clock.after(w)
-		f.settle(w) // gold is the top: a stays
+		f.settle(w)              // gold is the top: a stays
 		for i := 0; i < 2; i++ { // two weeks away
 			f.clock.after(f.period())
 		}
