@@ -215,3 +215,21 @@ func isUnavailable(err error) bool {
 func (e *Engine) Ping(ctx context.Context) error {
 	return internal("ping", e.rdb.Ping(ctx).Err())
 }
+
+// PeriodOf returns the league's period named by id (see Period.ID), or a
+// NotFound error when no period of the schedule starts there.
+func (e *Engine) PeriodOf(leagueID, id string) (Period, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return Period{}, err
+	}
+	start, err := ParsePeriodID(id)
+	if err != nil {
+		return Period{}, fieldError("period", "%v", err)
+	}
+	p, err := lv.Schedule.Containing(start)
+	if err != nil {
+		return Period{}, Errorf(NotFound, "league %q has no period %s", lv.ID, id)
+	}
+	return p, nil
+}

@@ -177,19 +177,20 @@ func (e *Engine) Apply(ctx context.Context, leagueID string, p Period, outcomes 
 	return nil
 }
 
-// MarkSettled records that the period's outcomes are applied and drops it
-// from the periods waiting for settlement.
+// MarkSettled records that the period's outcomes are applied: joins of
+// players who stayed no longer need the frozen board.
 func (e *Engine) MarkSettled(ctx context.Context, leagueID string, p Period) error {
 	lv, err := e.live(leagueID)
 	if err != nil {
 		return err
 	}
-	err = scripts.Settled.Run(ctx, e.rdb, []string{lv.keys.meta(), lv.keys.periods()}, p.Start.Unix()).Err()
+	err = scripts.Settled.Run(ctx, e.rdb, []string{lv.keys.meta()}, p.Start.Unix()).Err()
 	return internal("mark settled", err)
 }
 
 // Expire sets the league's retention as the time to live of every key of a
-// settled period, so they leave Redis without a blocking DEL.
+// settled period, so they leave Redis without a blocking DEL, and drops the
+// period from those waiting for settlement: the last step.
 func (e *Engine) Expire(ctx context.Context, leagueID string, p Period, pop Populations) error {
 	lv, err := e.live(leagueID)
 	if err != nil {
@@ -211,7 +212,7 @@ func (e *Engine) Expire(ctx context.Context, leagueID string, p Period, pop Popu
 			return internal("expire", err)
 		}
 	}
-	return nil
+	return internal("expire", e.rdb.ZRem(ctx, lv.keys.periods(), start).Err())
 }
 
 // Unsettled returns the periods of the league that hold players, have ended

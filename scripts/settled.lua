@@ -1,14 +1,12 @@
 -- settled.lua: record that a period's outcomes are applied. From here on a
 -- join of a player whose record still points at the period and carries no new
--- tier knows they stayed. Never moves backwards.
+-- tier knows they stayed. Never moves backwards: periods settle oldest first.
 --
 -- KEYS[1] -> <ns>:{L}:meta
--- KEYS[2] -> <ns>:{L}:periods
 -- ARGV[1] -> S, the settled period's start (Unix s)
 --
 -- Returns 1 when the mark moved forward, 0 when it was already there or past.
 
-redis.call('ZREM', KEYS[2], ARGV[1])
 local cur = tonumber(redis.call('HGET', KEYS[1], 'settled') or '0')
 if cur >= tonumber(ARGV[1]) then
   return 0

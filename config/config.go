@@ -1,0 +1,328 @@
+// Package config loads config.yaml: the server settings and the leagues.
+// Loading checks everything a league needs before anything starts; an error
+// names the league, the field and what is wrong with it.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+// Config is a loaded, checked configuration.
+type Config struct {
+	Listen     string
+	APIKeys    []string
+	AdminKeys  []string
+	Namespace  string // first part of every Redis key
+	Settlement Settlement
+	Leagues    []*league.League
+}
+
+// Settlement configures the scheduler.
+type Settlement struct {
+	// Poll is how often every replica looks for periods left unsettled (a
+	// replica died mid-settlement, Postgres was down). Cron fires settle on
+	// time; Poll bounds how late a takeover can be.
+	Poll time.Duration
+	// HistoryLimit is how many past periods a player profile shows.
+	HistoryLimit int
+}
+
+// Defaults.
+const (
+	DefaultListen       = "127.0.0.1:8080"
+	DefaultNamespace    = "league"
+	DefaultPoll         = 15 * time.Second
+	DefaultHistoryLimit = 10
+)
+
+// file mirrors config.yaml.
+type file struct {
+	Server struct {
+		Listen    string   `yaml:"listen"`
+		APIKeys   []string `yaml:"api_keys"`
+		AdminKeys []string `yaml:"admin_keys"`
+	} `yaml:"server"`
+	Redis struct {
+		Namespace string `yaml:"namespace"`
+	} `yaml:"redis"`
+	Settlement struct {
+		Poll         duration `yaml:"poll"`
+		HistoryLimit int      `yaml:"history_limit"`
+	} `yaml:"settlement"`
+	Leagues []leagueFile `yaml:"leagues"`
+}
+
+type leagueFile struct {
+	ID                string     `yaml:"id"`
+	BoardSize         int        `yaml:"board_size"`
+	Schedule          string     `yaml:"schedule"`
+	EntryTier         string     `yaml:"entry_tier"`
+	TieBreak          string     `yaml:"tie_break"`
+	TieResolution     duration   `yaml:"tie_resolution"`
+	ScoreOperator     string     `yaml:"score_operator"`
+	MaxScore          int64      `yaml:"max_score"`
+	Retention         duration   `yaml:"retention"`
+	IdempotencyWindow duration   `yaml:"idempotency_window"`
+	DecayAfter        int        `yaml:"decay_after"`
+	Buckets           int        `yaml:"buckets"`
+	Tiers             []tierFile `yaml:"tiers"`
+}
+
+type tierFile struct {
+	ID              string     `yaml:"id"`
+	Name            string     `yaml:"name"`
+	Promote         float64    `yaml:"promote"`
+	Demote          float64    `yaml:"demote"`
+	MinPromoteScore int64      `yaml:"min_promote_score"`
+	Rewards         []bandFile `yaml:"rewards"`
+}
+
+type bandFile struct {
+	Ranks string           `yaml:"ranks"` // "1" or "2-3"
+	Items map[string]int64 `yaml:"items"`
+}
+
+// Load reads and checks a config file.
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse checks a config given as YAML.
+func Parse(b []byte) (*Config, error) {
+	var f file
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true) // a misspelt field is an error, not a silent default
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("yaml: %w", err)
+	}
+	c := &Config{
+		Listen:    f.Server.Listen,
+		APIKeys:   f.Server.APIKeys,
+		AdminKeys: f.Server.AdminKeys,
+		Namespace: f.Redis.Namespace,
+		Settlement: Settlement{
+			Poll:         time.Duration(f.Settlement.Poll),
+			HistoryLimit: f.Settlement.HistoryLimit,
+		},
+	}
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.Namespace == "" {
+		c.Namespace = DefaultNamespace
+	}
+	if strings.ContainsAny(c.Namespace, "{}: ") {
+		return nil, fmt.Errorf("redis.namespace: %q must not contain braces, colons or spaces", c.Namespace)
+	}
+	if c.Settlement.Poll == 0 {
+		c.Settlement.Poll = DefaultPoll
+	}
+	if c.Settlement.Poll < time.Second {
+		return nil, fmt.Errorf("settlement.poll: %v is shorter than a second", c.Settlement.Poll)
+	}
+	if c.Settlement.HistoryLimit == 0 {
+		c.Settlement.HistoryLimit = DefaultHistoryLimit
+	}
+	if c.Settlement.HistoryLimit < 0 || c.Settlement.HistoryLimit > 1000 {
+		return nil, fmt.Errorf("settlement.history_limit: %d is outside 1..1000", c.Settlement.HistoryLimit)
+	}
+	for _, k := range append(append([]string{}, c.APIKeys...), c.AdminKeys...) {
+		if len(k) < 16 {
+			return nil, errors.New("server: every api and admin key must be at least 16 characters")
+		}
+	}
+	if len(f.Leagues) == 0 {
+		return nil, errors.New("leagues: at least one league is required")
+	}
+	seen := map[string]bool{}
+	for i, lf := range f.Leagues {
+		name := lf.ID
+		if name == "" {
+			name = fmt.Sprintf("#%d", i+1)
+		}
+		if seen[lf.ID] {
+			return nil, fmt.Errorf("league %q: id: configured twice", lf.ID)
+		}
+		seen[lf.ID] = true
+		l, err := lf.build()
+		if err != nil {
+			return nil, fmt.Errorf("league %q: %w", name, err)
+		}
+		c.Leagues = append(c.Leagues, l)
+	}
+	return c, nil
+}
+
+func (lf leagueFile) build() (*league.League, error) {
+	sched, err := league.ParseSchedule(lf.Schedule)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: %v", err)
+	}
+	ts := make([]tiers.Tier, len(lf.Tiers))
+	for i, tf := range lf.Tiers {
+		if ts[i], err = tf.build(); err != nil {
+			return nil, fmt.Errorf("tiers[%d] (%s).%w", i, tf.ID, err)
+		}
+	}
+	ladder, err := tiers.NewLadder(ts)
+	if err != nil {
+		return nil, err
+	}
+	l := &league.League{
+		ID: lf.ID, BoardSize: lf.BoardSize, Schedule: sched, Ladder: ladder, EntryTier: lf.EntryTier,
+		TieBreak: league.TieBreak(lf.TieBreak), TieResolution: time.Duration(lf.TieResolution),
+		Operator: league.Operator(lf.ScoreOperator), MaxScore: lf.MaxScore,
+		Retention: time.Duration(lf.Retention), IdempotencyWindow: time.Duration(lf.IdempotencyWindow),
+		DecayAfter: lf.DecayAfter, Buckets: lf.Buckets,
+	}
+	if err := l.Init(); err != nil {
+		return nil, err
+	}
+	for i, b := range ts {
+		for _, band := range b.Rewards {
+			if band.To > l.BoardSize {
+				return nil, fmt.Errorf("tiers[%d] (%s).rewards: ranks %d-%d go past the board size %d", i, b.ID, band.From, band.To, l.BoardSize)
+			}
+		}
+	}
+	return l, nil
+}
+
+var itemID = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+
+func (tf tierFile) build() (tiers.Tier, error) {
+	t := tiers.Tier{ID: tf.ID, Name: tf.Name, MinPromoteScore: tf.MinPromoteScore}
+	if t.Name == "" {
+		t.Name = t.ID
+	}
+	var err error
+	if t.Promote, err = tiers.RatioOf(tf.Promote); err != nil {
+		return t, fmt.Errorf("promote: %v", err)
+	}
+	if t.Demote, err = tiers.RatioOf(tf.Demote); err != nil {
+		return t, fmt.Errorf("demote: %v", err)
+	}
+	for j, bf := range tf.Rewards {
+		from, to, err := parseRanks(bf.Ranks)
+		if err != nil {
+			return t, fmt.Errorf("rewards[%d].ranks: %v", j, err)
+		}
+		band := tiers.Band{From: from, To: to}
+		ids := make([]string, 0, len(bf.Items))
+		for id := range bf.Items {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			if !itemID.MatchString(id) {
+				return t, fmt.Errorf("rewards[%d].items: %q must be 1-32 characters of a-z, 0-9 and _", j, id)
+			}
+			band.Items = append(band.Items, tiers.Item{ID: id, Qty: bf.Items[id]})
+		}
+		t.Rewards = append(t.Rewards, band)
+	}
+	return t, nil
+}
+
+// parseRanks parses "3" or "2-10".
+func parseRanks(s string) (int, int, error) {
+	a, b, isRange := strings.Cut(strings.TrimSpace(s), "-")
+	from, err := strconv.Atoi(strings.TrimSpace(a))
+	if err != nil {
+		return 0, 0, fmt.Errorf("%q is not a rank or a range like 2-10", s)
+	}
+	to := from
+	if isRange {
+		if to, err = strconv.Atoi(strings.TrimSpace(b)); err != nil {
+			return 0, 0, fmt.Errorf("%q is not a rank or a range like 2-10", s)
+		}
+	}
+	return from, to, nil
+}
+
+// duration is a time.Duration in YAML: Go syntax ("90s", "168h") or whole
+// days ("7d").
+type duration time.Duration
+
+func (d *duration) UnmarshalYAML(n *yaml.Node) error {
+	s := strings.TrimSpace(n.Value)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		v, err := strconv.Atoi(days)
+		if err != nil || v < 0 {
+			return fmt.Errorf("line %d: %q is not a duration like 90s, 12h or 7d", n.Line, s)
+		}
+		*d = duration(time.Duration(v) * 24 * time.Hour)
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("line %d: %q is not a duration like 90s, 12h or 7d", n.Line, s)
+	}
+	*d = duration(v)
+	return nil
+}
+
+// ApplyEnv applies the environment overrides of the server settings:
+// LISTEN_ADDR, LEAGUE_API_KEYS and LEAGUE_ADMIN_KEYS (comma-separated).
+func (c *Config) ApplyEnv(getenv func(string) string) error {
+	if v := getenv("LISTEN_ADDR"); v != "" {
+		c.Listen = v
+	}
+	for _, o := range []struct {
+		env  string
+		keys *[]string
+	}{{"LEAGUE_API_KEYS", &c.APIKeys}, {"LEAGUE_ADMIN_KEYS", &c.AdminKeys}} {
+		v := getenv(o.env)
+		if v == "" {
+			continue
+		}
+		*o.keys = nil
+		for _, k := range strings.Split(v, ",") {
+			if k = strings.TrimSpace(k); len(k) < 16 {
+				return fmt.Errorf("%s: every key must be at least 16 characters", o.env)
+			} else {
+				*o.keys = append(*o.keys, k)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckRemovedTiers refuses a league whose ladder lost a tier that still
+// holds players (populations by tier id, from the store): those players
+// would have no tier to play in.
+func CheckRemovedTiers(l *league.League, populations map[string]int) error {
+	var gone []string
+	for id, n := range populations {
+		if _, ok := l.Ladder.Index(id); !ok && n > 0 {
+			gone = append(gone, fmt.Sprintf("%s (%d players)", id, n))
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	sort.Strings(gone)
+	return fmt.Errorf("league %q: tiers: removed tiers still hold players: %s; keep them in the ladder or move the players first",
+		l.ID, strings.Join(gone, ", "))
+}

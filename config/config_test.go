@@ -1,0 +1,109 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadRepoConfig(t *testing.T) {
+	c, err := Load("../config.yaml")
+	if err != nil {
+		t.Fatalf("config.yaml: %v", err)
+	}
+	if len(c.Leagues) != 2 || c.Leagues[0].ID != "weekly" || c.Leagues[1].ID != "blitz" {
+		t.Fatalf("leagues %v", c.Leagues)
+	}
+	w := c.Leagues[0]
+	if w.BoardSize != 100 || w.Ladder.Len() != 4 || w.Retention != 14*24*time.Hour || w.MaxScore != 1e9 {
+		t.Fatalf("weekly: %+v", w)
+	}
+	if got := w.Ladder.Rewards(2, 1); len(got) != 2 || got[0].ID != "chest" || got[1].ID != "gems" {
+		t.Fatalf("gold rank 1 rewards %v, want chest and gems sorted", got)
+	}
+}
+
+const good = `
+leagues:
+  - id: lg
+    schedule: "0 0 * * MON"
+    tiers:
+      - {id: low, promote: 0.2}
+      - {id: high, demote: 0.2}
+`
+
+func TestParseDefaults(t *testing.T) {
+	c, err := Parse([]byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.Leagues[0]
+	if c.Listen != DefaultListen || c.Namespace != DefaultNamespace || c.Settlement.Poll != DefaultPoll ||
+		l.BoardSize != 100 || l.EntryTier != "low" || l.Operator != "incr" || l.TieBreak != "join_order" ||
+		l.MaxScore != l.Packing().MaxExact {
+		t.Fatalf("defaults: %+v %+v", c, l)
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"negative ratio", strings.Replace(good, "promote: 0.2", "promote: -0.2", 1), `league "lg": tiers[0] (low).promote: -0.2 is outside 0..1`},
+		{"ratio sum", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.6, demote: 0.5}", 1), `league "lg": tiers[0] (low).promote+demote`},
+		{"unknown entry tier", strings.Replace(good, "schedule:", "entry_tier: mid\n    schedule:", 1), `league "lg": entry_tier: unknown tier "mid"`},
+		{"board too big", strings.Replace(good, "schedule:", "board_size: 100000\n    schedule:", 1), `league "lg": board_size: 100000 is outside 1..1024`},
+		{"max score unpackable", strings.Replace(good, "schedule:", "max_score: 100000000000000\n    schedule:", 1), `league "lg": max_score: 100000000000000 does not fit`},
+		{"bad cron", strings.Replace(good, `"0 0 * * MON"`, `"0 0 * * FUNDAY"`, 1), `league "lg": schedule:`},
+		{"every", strings.Replace(good, `"0 0 * * MON"`, `"@every 1h"`, 1), `@every has no fixed boundaries`},
+		{"unknown field", strings.Replace(good, "schedule:", "shedule: x\n    schedule:", 1), "field shedule not found"},
+		{"duplicate league", good + `  - id: lg
+    schedule: "0 0 * * MON"
+    tiers: [{id: a}]
+`, `league "lg": id: configured twice`},
+		{"duplicate tier", strings.Replace(good, "id: high", "id: low", 1), `"low" appears twice`},
+		{"reward past board", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, rewards: [{ranks: 1-200, items: {gems: 1}}]}", 1), "go past the board size 100"},
+		{"bad ranks", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, rewards: [{ranks: top, items: {gems: 1}}]}", 1), `rewards[0].ranks: "top" is not a rank`},
+		{"bad item", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, rewards: [{ranks: 1, items: {Gems!: 1}}]}", 1), `"Gems!" must be`},
+		{"bad operator", strings.Replace(good, "schedule:", "score_operator: add\n    schedule:", 1), `score_operator: "add" is not one of`},
+		{"bad duration", strings.Replace(good, "schedule:", "retention: forever\n    schedule:", 1), `"forever" is not a duration`},
+		{"short key", "server: {api_keys: [abc]}\n" + good, "at least 16 characters"},
+		{"no leagues", "server: {listen: ':1'}\n", "at least one league"},
+		{"too many decimals", strings.Replace(good, "promote: 0.2", "promote: 0.12345", 1), "more than four decimals"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.yaml))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestApplyEnv(t *testing.T) {
+	c, _ := Parse([]byte(good))
+	env := map[string]string{"LISTEN_ADDR": ":9999", "LEAGUE_API_KEYS": "0123456789abcdef, fedcba9876543210"}
+	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != ":9999" || len(c.APIKeys) != 2 || c.APIKeys[1] != "fedcba9876543210" {
+		t.Fatalf("%+v", c)
+	}
+	env["LEAGUE_ADMIN_KEYS"] = "short"
+	if err := c.ApplyEnv(func(k string) string { return env[k] }); err == nil {
+		t.Fatal("short admin key accepted")
+	}
+}
+
+func TestCheckRemovedTiers(t *testing.T) {
+	c, _ := Parse([]byte(good))
+	l := c.Leagues[0]
+	if err := CheckRemovedTiers(l, map[string]int{"low": 5, "high": 1, "gone": 0}); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckRemovedTiers(l, map[string]int{"low": 5, "mid": 3})
+	if err == nil || !strings.Contains(err.Error(), "mid (3 players)") {
+		t.Fatalf("err %v", err)
+	}
+}

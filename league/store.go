@@ -1,0 +1,134 @@
+package league
+
+import (
+	"context"
+	"time"
+
+	"github.com/league-engine/league/tiers"
+)
+
+// Store keeps what settlement decides: the settlement state machine of each
+// period, every player's outcome, the rewards they earned and when a join
+// claimed them, and each player's current tier (the source of truth; Redis
+// holds a copy the live engine reads). Implementations: postgres.Store and
+// inmem.Store, held to one contract by storetest.
+//
+// Periods are identified by their start time (UTC, whole seconds).
+type Store interface {
+	// Lock takes the lease on settling one period of a league. ok is false
+	// when another process holds it. The lease ends with release, or with the
+	// holder's death (its connection closes).
+	Lock(ctx context.Context, league string, period time.Time) (release func(), ok bool, err error)
+
+	// BeginSettlement records a settlement in StatusStarted unless one is
+	// recorded already, and returns the recorded one either way.
+	BeginSettlement(ctx context.Context, s Settlement) (Settlement, error)
+	// Settlement returns the recorded settlement of a period, or a NotFound
+	// error.
+	Settlement(ctx context.Context, league string, period time.Time) (Settlement, error)
+	// Settlements returns a league's most recent settlements, newest first.
+	Settlements(ctx context.Context, league string, limit int) ([]Settlement, error)
+	// WriteOutcomes stores a period's outcomes and rewards, moves every
+	// player's standing to their new tier (unless a later period already
+	// did), records s's counts and moves the settlement to StatusWritten, all
+	// in one transaction: after a crash either all of it is there or none.
+	// Writing a period whose settlement is past StatusStarted is a Conflict
+	// error and changes nothing.
+	WriteOutcomes(ctx context.Context, s Settlement, outcomes []Outcome, rewards []EarnedReward) error
+	// Advance moves a settlement from one status to the next; finished is
+	// recorded with StatusDone. Moving from a status the settlement is not
+	// in is a Conflict error.
+	Advance(ctx context.Context, league string, period time.Time, from, to SettlementStatus) error
+	// Fail records the last error of a settlement attempt (for operators),
+	// leaving its status alone.
+	Fail(ctx context.Context, league string, period time.Time, msg string) error
+
+	// RecordClaims records reward deliveries. Recording one twice changes
+	// nothing; a claim may arrive before its reward is written.
+	RecordClaims(ctx context.Context, claims []Claim) error
+
+	// Profile returns a player's current tier, last period played and
+	// their last `limit` periods, newest first; NotFound for a player no
+	// settlement has seen.
+	Profile(ctx context.Context, league, player string, limit int) (Profile, error)
+	// Populations returns how many players each tier holds (by standing).
+	Populations(ctx context.Context, league string) (map[string]int, error)
+
+	// Ping checks that the store answers.
+	Ping(ctx context.Context) error
+}
+
+// SettlementStatus is a step of the settlement state machine.
+type SettlementStatus string
+
+const (
+	// StatusStarted: recorded and leased; the period may be closed in Redis.
+	StatusStarted SettlementStatus = "started"
+	// StatusWritten: outcomes, rewards and standings are in the store.
+	StatusWritten SettlementStatus = "written"
+	// StatusApplied: the new tiers and rewards are visible in Redis.
+	StatusApplied SettlementStatus = "applied"
+	// StatusDone: the period's Redis keys are set to expire.
+	StatusDone SettlementStatus = "done"
+)
+
+// Settlement is the record of one period's settlement.
+type Settlement struct {
+	League     string
+	Period     time.Time // start
+	PeriodEnd  time.Time
+	Status     SettlementStatus
+	StartedAt  time.Time
+	FinishedAt time.Time // zero until StatusDone
+	Players    int
+	Tiers      []TierCount // per tier, ladder order; set by WriteOutcomes
+	LastError  string
+}
+
+// TierCount is a tier's part of a settlement.
+type TierCount struct {
+	Tier     string `json:"tier"`
+	Players  int    `json:"players"`
+	Promoted int    `json:"promoted"`
+	Demoted  int    `json:"demoted"`
+	Rewarded int    `json:"rewarded"`
+}
+
+// Outcome is one player's result of a settled period.
+type Outcome struct {
+	Player     string
+	TierBefore string
+	TierAfter  string
+	Board      int
+	Rank       int
+	Score      int64
+}
+
+// EarnedReward is a reward settlement granted.
+type EarnedReward struct {
+	Player string
+	Tier   string
+	Rank   int
+	Items  []tiers.Item
+}
+
+// Profile is a player's settled history in a league.
+type Profile struct {
+	League     string
+	Player     string
+	Tier       string    // the tier their last settled period gave them
+	LastPeriod time.Time // start of that period
+	History    []HistoryEntry
+}
+
+// HistoryEntry is one settled period of a player.
+type HistoryEntry struct {
+	Period     time.Time // start
+	TierBefore string
+	TierAfter  string
+	Board      int
+	Rank       int
+	Score      int64
+	Rewards    []tiers.Item // nil if the rank earned nothing
+	ClaimedAt  time.Time    // zero while not delivered
+}

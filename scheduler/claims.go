@@ -1,0 +1,66 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+)
+
+// recordClaims copies the league's reward claims from Redis's claims stream
+// to the store. Redis decides a claim atomically at the join; the store's
+// copy is the record of "claimed when and at which join". Every replica runs
+// one consumer of the stream's group: each claim reaches one of them, and a
+// claim taken by a consumer that died is taken over after a minute.
+func (s *Scheduler) recordClaims(id string) {
+	defer s.wg.Done()
+	host, _ := os.Hostname()
+	consumer := fmt.Sprintf("%s-%d", host, os.Getpid())
+	backoff := time.Duration(0)
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-time.After(backoff):
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		n, err := s.recordClaimsOnce(ctx, id, consumer, 2*time.Second)
+		cancel()
+		if err != nil {
+			backoff = nextBackoff(backoff, err)
+			s.metrics.claimFailures.WithLabelValues(id).Inc()
+			s.log.Warn("recording reward claims failed; retrying", "league", id, "in", backoff, "err", err)
+			continue
+		}
+		backoff = 0
+		s.metrics.claims.WithLabelValues(id).Add(float64(n))
+	}
+}
+
+// recordClaimsOnce moves one batch of claims; it waits up to block for new
+// ones and returns how many it recorded.
+func (s *Scheduler) recordClaimsOnce(ctx context.Context, id, consumer string, block time.Duration) (int, error) {
+	claims, err := s.engine.ReadClaims(ctx, id, consumer, 500, block)
+	if err != nil || len(claims) == 0 {
+		return 0, err
+	}
+	if err := s.store.RecordClaims(ctx, claims); err != nil {
+		return 0, err
+	}
+	return len(claims), s.engine.AckClaims(ctx, id, claims)
+}
+
+// RecordClaims copies every reward claim waiting in Redis to the store now
+// and returns how many it copied (leaguectl, tests).
+func (s *Scheduler) RecordClaims(ctx context.Context, leagueID string) (int, error) {
+	host, _ := os.Hostname()
+	consumer := fmt.Sprintf("%s-%d-now", host, os.Getpid())
+	total := 0
+	for {
+		n, err := s.recordClaimsOnce(ctx, leagueID, consumer, -1) // -1: do not block
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+}

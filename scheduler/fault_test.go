@@ -1,0 +1,153 @@
+package scheduler_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scheduler"
+)
+
+func TestMain(m *testing.M) {
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	os.Exit(m.Run())
+}
+
+// downStore is a store whose database is down while down is set: every
+// call fails as Postgres does when it cannot be reached.
+type downStore struct {
+	league.Store
+	down atomic.Bool
+}
+
+var errDown = &league.Error{Code: league.Unavailable, Message: "postgres unavailable", Err: errors.New("connection refused")}
+
+func (d *downStore) BeginSettlement(ctx context.Context, s league.Settlement) (league.Settlement, error) {
+	if d.down.Load() {
+		return league.Settlement{}, errDown
+	}
+	return d.Store.BeginSettlement(ctx, s)
+}
+
+func (d *downStore) WriteOutcomes(ctx context.Context, s league.Settlement, o []league.Outcome, r []league.EarnedReward) error {
+	if d.down.Load() {
+		return errDown
+	}
+	return d.Store.WriteOutcomes(ctx, s, o, r)
+}
+
+func (d *downStore) Lock(ctx context.Context, l string, p time.Time) (func(), bool, error) {
+	if d.down.Load() {
+		return nil, false, errDown
+	}
+	return d.Store.Lock(ctx, l, p)
+}
+
+// TestStoreDownDuringSettlement: the database goes down mid-settlement. The
+// settlement fails without writing half of anything, the live engine keeps
+// serving joins and writes, and once the database is back the scheduler's
+// retries complete the settlement.
+func TestStoreDownDuringSettlement(t *testing.T) {
+	forEachStore(t, func(t *testing.T, k storeKind) {
+		f := newFixture(t, k, 100)
+		week := f.period()
+		f.play("p", 300)
+		f.clock.after(week)
+		ds := &downStore{Store: f.store}
+		f.store = ds
+		s := f.scheduler(scheduler.WithFault(func(step string) error {
+			if step == scheduler.StepWrite {
+				ds.down.Store(true) // the database dies just before the write
+			}
+			return nil
+		}))
+		_, err := s.SettleNow(f.ctx, "weekly", time.Time{})
+		if !errors.Is(err, league.ErrUnavailable) {
+			t.Fatalf("settlement with the database down: %v, want unavailable", err)
+		}
+		// live engine: new period joins and writes work
+		if _, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "live", Name: "live"}); err != nil {
+			t.Fatalf("join while the database is down: %v", err)
+		}
+		if _, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "live", Value: 3}); err != nil {
+			t.Fatalf("score while the database is down: %v", err)
+		}
+		st, err := f.store.Settlement(f.ctx, "weekly", week.Start)
+		if err != nil && !errors.Is(err, league.ErrNotFound) {
+			t.Fatal(err)
+		}
+		if st.Status != "" && st.Status != league.StatusStarted {
+			t.Fatalf("half-written settlement: %+v", st)
+		}
+
+		// The scheduler's loop retries with backoff; bring the database back.
+		s2 := f.scheduler(scheduler.WithPoll(200 * time.Millisecond))
+		s2.Start()
+		defer s2.Stop(f.ctx)
+		time.Sleep(300 * time.Millisecond)
+		ds.down.Store(false)
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			st, err := f.store.Settlement(f.ctx, "weekly", week.Start)
+			if err == nil && st.Status == league.StatusDone {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("not settled after the database came back: %+v %v", st, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		f.checkBoards(week, "p", 300)
+	})
+}
+
+// TestCronSettlesAtBoundary runs on real time and Redis's own clock: a league
+// with a two-second cycle settles by itself after its boundary.
+func TestCronSettlesAtBoundary(t *testing.T) {
+	forEachStore(t, func(t *testing.T, k storeKind) {
+		ns := testsvc.Namespace(t)
+		rdb := testsvc.Redis(t, ns)
+		sched, err := league.ParseSchedule("*/2 * * * * *")
+		testsvc.Must(t, err, "schedule")
+		l := &league.League{ID: "fast", BoardSize: 10, Schedule: sched, Ladder: ladder(t)}
+		testsvc.Must(t, l.Init(), "Init")
+		ctx := context.Background()
+		e, err := league.Open(ctx, rdb, []*league.League{l}, league.WithNamespace(ns))
+		testsvc.Must(t, err, "Open")
+		store := k.new(t)
+		s := scheduler.New(e, store, scheduler.WithPoll(time.Hour))
+		s.Start()
+		defer s.Stop(ctx)
+		var joined league.Placement
+		inPeriod := map[string]int{} // joins may straddle a boundary
+		for i := 0; i < 5; i++ {
+			id := string(rune('a' + i))
+			if joined, err = e.Join(ctx, "fast", league.JoinRequest{Player: id, Name: id}); err != nil {
+				t.Fatal(err)
+			}
+			inPeriod[joined.Period.ID()]++
+			if _, err = e.Score(ctx, "fast", league.ScoreWrite{Player: id, Value: int64(10 - i)}); err != nil &&
+				!errors.Is(err, league.ErrPeriodClosed) {
+				t.Fatal(err)
+			}
+		}
+		deadline := joined.Period.End.Add(5 * time.Second)
+		for {
+			st, err := store.Settlement(ctx, "fast", joined.Period.Start)
+			if err == nil && st.Status == league.StatusDone && st.Players == inPeriod[joined.Period.ID()] {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("period %s not settled by cron: %+v %v", joined.Period.ID(), st, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}

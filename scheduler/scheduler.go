@@ -1,0 +1,256 @@
+// Package scheduler settles leagues: at every boundary of a league's cron
+// schedule it settles the period that just ended (see settle.go for the
+// pipeline), and it keeps looking for periods left unsettled (a replica died,
+// Postgres was down, the process was not running at the boundary) and
+// settles them oldest first. Any number of replicas may run it.
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/robfig/cron/v3"
+
+	"github.com/league-engine/league/league"
+)
+
+// Scheduler settles the leagues of an engine into a store.
+type Scheduler struct {
+	engine  *league.Engine
+	store   league.Store
+	log     *slog.Logger
+	poll    time.Duration
+	metrics *metrics
+	onStep  func(Progress)
+	faultFn func(step string) error
+
+	cron    *cron.Cron
+	quit    chan struct{}
+	stopped sync.Once
+	wg      sync.WaitGroup
+	leagues map[string]*runner
+}
+
+// runner serialises the settlements of one league: periods settle oldest
+// first, and a trigger while a run is under way asks for one more run.
+type runner struct {
+	mu      sync.Mutex // held for the length of a run
+	pending chan struct{}
+}
+
+// Progress reports a settlement's progress (for leaguectl's progress lines).
+type Progress struct {
+	League      string
+	Period      league.Period
+	Step        string
+	Done, Total int
+}
+
+// Option configures a Scheduler.
+type Option func(*Scheduler)
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(s *Scheduler) { s.log = l } }
+
+// WithPoll sets how often unsettled periods are looked for (default 15s).
+func WithPoll(d time.Duration) Option { return func(s *Scheduler) { s.poll = d } }
+
+// WithRegistry registers the settlement metrics on r.
+func WithRegistry(r prometheus.Registerer) Option {
+	return func(s *Scheduler) { s.metrics = newMetrics(r) }
+}
+
+// WithProgress calls fn as a settlement moves through its steps.
+func WithProgress(fn func(Progress)) Option { return func(s *Scheduler) { s.onStep = fn } }
+
+// WithFault makes step fail when fn returns an error: tests use it to kill a
+// settlement at each step and check that a re-run completes it.
+func WithFault(fn func(step string) error) Option { return func(s *Scheduler) { s.faultFn = fn } }
+
+// New returns a scheduler for every league of the engine.
+func New(engine *league.Engine, store league.Store, opts ...Option) *Scheduler {
+	s := &Scheduler{
+		engine: engine, store: store, log: slog.Default(), poll: 15 * time.Second,
+		quit: make(chan struct{}), leagues: map[string]*runner{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.metrics == nil {
+		s.metrics = newMetrics(nil)
+	}
+	for _, l := range engine.Leagues() {
+		s.leagues[l.ID] = &runner{pending: make(chan struct{}, 1)}
+	}
+	return s
+}
+
+func (s *Scheduler) fault(step string) error {
+	if s.faultFn != nil {
+		return s.faultFn(step)
+	}
+	return nil
+}
+
+func (s *Scheduler) progress(p Progress) {
+	if s.onStep != nil {
+		s.onStep(p)
+	}
+}
+
+// Start settles whatever was missed while no process ran (catch-up, oldest
+// first), then settles at every boundary of every league and polls for
+// periods left unsettled. It also starts recording reward claims in the
+// store. It returns at once; Stop ends it.
+func (s *Scheduler) Start() {
+	s.cron = cron.New(cron.WithLocation(time.UTC))
+	for _, l := range s.engine.Leagues() {
+		id := l.ID
+		s.cron.Schedule(l.Schedule, cron.FuncJob(func() { s.trigger(id) }))
+		s.wg.Add(2)
+		go s.loop(id)
+		go s.recordClaims(id)
+		s.trigger(id) // catch-up
+	}
+	s.cron.Start()
+}
+
+// Stop stops triggering settlements and waits until running ones reach a
+// safe point (the end of a step) or ctx ends.
+func (s *Scheduler) Stop(ctx context.Context) error {
+	s.stopped.Do(func() { close(s.quit) })
+	if s.cron != nil {
+		<-s.cron.Stop().Done()
+	}
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// trigger asks the league's loop for a run; triggers during a run coalesce.
+func (s *Scheduler) trigger(id string) {
+	select {
+	case s.leagues[id].pending <- struct{}{}:
+	default:
+	}
+}
+
+// loop runs a league's settlements: on every trigger and every poll, but
+// after a failure not before its backoff has passed.
+func (s *Scheduler) loop(id string) {
+	defer s.wg.Done()
+	tick := time.NewTicker(s.poll)
+	defer tick.Stop()
+	var backoff time.Duration
+	var notBefore time.Time
+	for {
+		var retry <-chan time.Time
+		if backoff > 0 {
+			retry = time.After(time.Until(notBefore))
+		}
+		select {
+		case <-s.quit:
+			return
+		case <-s.leagues[id].pending:
+		case <-tick.C:
+		case <-retry:
+		}
+		if time.Now().Before(notBefore) {
+			continue
+		}
+		if err := s.catchUp(context.Background(), id); err != nil {
+			backoff = nextBackoff(backoff, err)
+			notBefore = time.Now().Add(backoff)
+			if !errors.Is(err, errStopped) && !errors.Is(err, league.ErrNotEnded) {
+				s.log.Warn("settlement did not complete; retrying", "league", id, "in", backoff, "err", err)
+			}
+			continue
+		}
+		backoff, notBefore = 0, time.Time{}
+	}
+}
+
+// nextBackoff doubles the wait from one second to a minute. A period that
+// has not ended by Redis's clock yet (the cron fired on a clock a little
+// ahead) is retried after half a second.
+func nextBackoff(cur time.Duration, err error) time.Duration {
+	if errors.Is(err, league.ErrNotEnded) {
+		return 500 * time.Millisecond
+	}
+	switch {
+	case cur < time.Second:
+		return time.Second
+	case cur >= 30*time.Second:
+		return time.Minute
+	default:
+		return 2 * cur
+	}
+}
+
+// catchUp settles every ended, unsettled period of the league, oldest first,
+// stopping at the first that does not complete: a newer period must never
+// settle before an older one (tiers flow forward).
+func (s *Scheduler) catchUp(ctx context.Context, id string) error {
+	r := s.leagues[id]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	periods, err := s.engine.Unsettled(ctx, id)
+	if err != nil {
+		return err
+	}
+	l, _ := s.engine.League(id)
+	for _, p := range periods {
+		if err := s.stopping("catch-up"); err != nil {
+			return err
+		}
+		if _, err := s.settle(ctx, l, p); err != nil {
+			if !errors.Is(err, ErrBusy) {
+				s.metrics.failed(id, err)
+				if st, ferr := s.store.Settlement(ctx, id, p.Start); ferr == nil && st.Status != league.StatusDone {
+					s.store.Fail(ctx, id, p.Start, err.Error())
+				}
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// SettleNow settles a period now and returns its settlement: the last ended
+// period when period is zero. Older unsettled periods settle first. Safe
+// while leagued runs elsewhere: the lease keeps one settler per period.
+func (s *Scheduler) SettleNow(ctx context.Context, leagueID string, period time.Time) (league.Settlement, error) {
+	l, err := s.engine.League(leagueID)
+	if err != nil {
+		return league.Settlement{}, err
+	}
+	cur, err := s.engine.Current(leagueID)
+	if err != nil {
+		return league.Settlement{}, err
+	}
+	var p league.Period
+	if period.IsZero() {
+		p = l.Schedule.Preceding(cur)
+	} else if p, err = l.Schedule.Containing(period); err != nil {
+		return league.Settlement{}, league.Errorf(league.NotFound, "league %q has no period starting at %s", leagueID, period.UTC().Format(time.RFC3339))
+	}
+	if p.End.After(cur.Start) { // by the engine's clock; Close checks Redis's
+		return league.Settlement{}, league.Errorf(league.Conflict, "period %s of league %q has not ended", p.ID(), leagueID)
+	}
+	if err := s.catchUp(ctx, leagueID); err != nil {
+		return league.Settlement{}, err
+	}
+	r := s.leagues[leagueID]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return s.settle(ctx, l, p)
+}
