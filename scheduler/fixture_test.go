@@ -36,8 +36,8 @@ func forEachStore(t *testing.T, fn func(t *testing.T, k storeKind)) {
 
 type clock struct{ ms atomic.Int64 }
 
-func (c *clock) now() time.Time      { return time.UnixMilli(c.ms.Load()).UTC() }
-func (c *clock) set(t time.Time)     { c.ms.Store(t.UnixMilli()) }
+func (c *clock) now() time.Time        { return time.UnixMilli(c.ms.Load()).UTC() }
+func (c *clock) set(t time.Time)       { c.ms.Store(t.UnixMilli()) }
 func (c *clock) after(p league.Period) { c.set(p.End.Add(time.Minute)) }
 
 // monday 2026-11-16 starts a week of the test league.
