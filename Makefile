@@ -1,0 +1,54 @@
+# Packages vet and the tests cover; narrow it with `make test PKGS=./league/`.
+PKGS ?= ./...
+
+# Fuzz targets `make test` runs for FUZZTIME each, as package:FuzzFunc.
+# Add one per line, e.g.  FUZZ_TARGETS += ./tiers:FuzzLadder
+FUZZ_TARGETS :=
+FUZZTIME ?= 10s
+
+# The service runner is built and run rather than `go run`: `go run` dies on
+# SIGTERM without passing it on, which would orphan the runner.
+WITHSERVICES := bin/withservices
+
+.PHONY: test test-local fuzz bench run build vet fmt withservices
+
+# test: vet, race tests and fuzz against throwaway Redis and PostgreSQL (or REDIS_URL / DATABASE_URL).
+test: withservices
+	$(WITHSERVICES) -- $(MAKE) --no-print-directory test-local
+
+# test-local: vet, race tests and fuzz against whatever services the environment names.
+test-local: vet
+	go test -race -count=1 $(PKGS)
+	@$(MAKE) --no-print-directory fuzz
+
+# fuzz: run each of FUZZ_TARGETS for FUZZTIME (nothing while the list is empty).
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		echo "fuzz: $$t for $(FUZZTIME)"; \
+		go test -list "^$${t#*:}\$$" "$${t%%:*}" | grep -qx "$${t#*:}" || { echo "fuzz: no $$t"; exit 1; }; \
+		go test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \
+	done
+
+# bench: benchmarks against throwaway services (placeholder: the lead picks the set).
+bench: withservices
+	$(WITHSERVICES) -- go test -run '^$$' -bench . ./...
+
+# run: the server, with config.yaml.
+run:
+	go run ./cmd/leagued
+
+# build: the binaries into bin/.
+build:
+	go build -o bin/ ./cmd/...
+
+# vet: go vet $(PKGS).
+vet:
+	go vet $(PKGS)
+
+# fmt: gofmt the tree.
+fmt:
+	go fmt ./...
+
+# withservices: build the service runner.
+withservices:
+	go build -o $(WITHSERVICES) ./internal/withservices
