@@ -3,7 +3,8 @@ PKGS ?= ./...
 
 # Fuzz targets `make test` runs for FUZZTIME each, as package:FuzzFunc.
 # Add one per line, e.g.  FUZZ_TARGETS += ./tiers:FuzzLadder
-FUZZ_TARGETS :=
+FUZZ_TARGETS := ./api:FuzzJoin ./api:FuzzScore ./api:FuzzScoresBatch ./api:FuzzStandings \
+	./api:FuzzPaths ./api:FuzzDecoder
 FUZZTIME ?= 10s
 
 # The service runner is built and run rather than `go run`: `go run` dies on

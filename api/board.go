@@ -1,0 +1,73 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/league-engine/league/league"
+)
+
+// board serves GET /v1/leagues/{league}/boards/{board}?period=<id>: a
+// sub-board's ranking, of the current period unless one is named.
+func (s *Server) board(r *http.Request) (reply, error) {
+	leagueID := r.PathValue("league")
+	if _, err := s.engine.League(leagueID); err != nil {
+		return nil, err
+	}
+	id, err := league.ParseBoardID(r.PathValue("board"))
+	if err != nil {
+		return nil, err
+	}
+	var period league.Period
+	if r.URL.RawQuery != "" { // skip parsing the query of the common request
+		if pid, given := queryParam(r, "period"); given {
+			if period, err = s.engine.PeriodOf(leagueID, pid); err != nil {
+				return nil, err
+			}
+		}
+	}
+	b, err := s.engine.Board(r.Context(), leagueID, period, id)
+	if err != nil {
+		return nil, s.redisErr(err)
+	}
+	return boardReply{b}, nil
+}
+
+// queryParam returns a query parameter and whether it was given.
+func queryParam(r *http.Request, name string) (string, bool) {
+	q := r.URL.Query()
+	v, given := q[name]
+	if !given {
+		return "", false
+	}
+	return v[0], true
+}
+
+// boardReply is
+// {"league","period","board","tier","entries":[{"rank","player_id","name","avatar","score","zone"}]}.
+type boardReply struct{ b league.Board }
+
+func (br boardReply) appendJSON(b []byte) ([]byte, error) {
+	bd := br.b
+	b = append(b, '{')
+	b = appendStringField(b, "league", bd.League, true)
+	b = appendStringField(b, "period", bd.Period.ID(), false)
+	b = appendStringField(b, "board", bd.ID.String(), false)
+	b = appendStringField(b, "tier", bd.ID.Tier, false)
+	b = append(b, `,"entries":[`...)
+	for i, e := range bd.Entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		b = appendKey(b, "rank", true)
+		b = strconv.AppendInt(b, int64(e.Rank), 10)
+		b = appendStringField(b, "player_id", e.Player, false)
+		b = appendStringField(b, "name", e.Name, false)
+		b = appendStringField(b, "avatar", e.Avatar, false)
+		b = appendIntField(b, "score", e.Score)
+		b = appendStringField(b, "zone", e.Zone.String(), false)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...), nil
+}

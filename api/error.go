@@ -1,0 +1,123 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/league-engine/league/league"
+)
+
+// statusOf is the one table from error codes to HTTP statuses. Only two
+// answers bypass it, both about the HTTP request itself rather than the
+// league: a body over the size limit (413) and a method the path does not
+// take (405); they carry their status in a statusError.
+var statusOf = map[league.Code]int{
+	league.Invalid:      http.StatusBadRequest,
+	league.Unauthorized: http.StatusUnauthorized,
+	league.Forbidden:    http.StatusForbidden,
+	league.NotFound:     http.StatusNotFound,
+	league.NotJoined:    http.StatusConflict,
+	league.PeriodClosed: http.StatusConflict,
+	league.Conflict:     http.StatusConflict,
+	league.Overflow:     http.StatusUnprocessableEntity,
+	league.RateLimited:  http.StatusTooManyRequests,
+	league.Unavailable:  http.StatusServiceUnavailable,
+	league.Internal:     http.StatusInternalServerError,
+}
+
+// statusError is an error whose status is the transport's own (see
+// statusOf). Its cause carries the code and message.
+type statusError struct {
+	status int
+	err    *league.Error
+	allow  string // the Allow header of a 405
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+// status returns the HTTP status of err.
+func status(err error) int {
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.status
+	}
+	if st, ok := statusOf[league.ErrorCode(err)]; ok {
+		return st
+	}
+	return http.StatusInternalServerError
+}
+
+// writeError writes err as {"error":{"code","message"}} with its status and
+// returns the status. Internal errors reach the caller as "internal error"
+// and the log in full.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) int {
+	code, message := league.ErrorCode(err), league.ErrorMessage(err)
+	if _, known := statusOf[code]; !known {
+		code = league.Internal // a code this API does not know is a bug
+	}
+	switch {
+	case code == league.Internal && r.Context().Err() != nil:
+		// The caller went away mid-request: not a failure of ours.
+		s.log.Debug("api: request canceled", "method", r.Method, "route", r.Pattern, "err", err)
+		message = "internal error"
+	case code == league.Internal:
+		s.log.Error("api: internal error", "method", r.Method, "route", r.Pattern, "err", err)
+		message = "internal error"
+	}
+	st := status(err)
+	if code == league.Unauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="league"`)
+	}
+	var se *statusError
+	if errors.As(err, &se) && se.allow != "" {
+		w.Header().Set("Allow", se.allow)
+	}
+	return s.writeReply(w, r, st, errorReply{code: code, message: message})
+}
+
+// errorReply is the body of every error.
+type errorReply struct {
+	code    league.Code
+	message string
+}
+
+func (e errorReply) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"error":`...)
+	b = appendErrorObject(b, e.code, e.message)
+	return append(b, '}'), nil
+}
+
+// appendErrorObject appends {"code","message"}, the error object of error
+// replies and of failed batch items.
+func appendErrorObject(b []byte, code league.Code, message string) []byte {
+	b = append(b, `{"code":`...)
+	b = appendString(b, string(code))
+	b = append(b, `,"message":`...)
+	b = appendString(b, message)
+	return append(b, '}')
+}
+
+// errorBody is the error object in replies encoded by encoding/json.
+type errorBody struct {
+	Code    league.Code `json:"code"`
+	Message string      `json:"message"`
+}
+
+func newErrorBody(err error) *errorBody {
+	return &errorBody{Code: league.ErrorCode(err), Message: league.ErrorMessage(err)}
+}
+
+// invalid is the error of bad input in one field.
+func invalid(field, format string, args ...any) error {
+	return &league.Error{Code: league.Invalid, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// methodNotAllowed is the 405 of a path that takes other methods.
+func methodNotAllowed(method string, allowed []string) error {
+	list := strings.Join(allowed, ", ")
+	return &statusError{status: http.StatusMethodNotAllowed, allow: list, err: league.Errorf(league.Invalid,
+		"method %s is not allowed here; allowed: %s", method, list)}
+}

@@ -1,0 +1,356 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/api"
+	"github.com/league-engine/league/inmem"
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+func init() {
+	// Snapshots of miniredis must see whole values, not the first 60 bytes.
+	miniredis.DumpMaxLineLen = 1 << 20
+}
+
+// Keys of the test servers.
+const (
+	gameKey  = "game-key-0123456789"
+	adminKey = "admin-key-0123456789"
+	noKey    = ""
+)
+
+// clock is an injectable clock tests move by hand.
+type clock struct{ ms atomic.Int64 }
+
+func (c *clock) now() time.Time        { return time.UnixMilli(c.ms.Load()).UTC() }
+func (c *clock) set(t time.Time)       { c.ms.Store(t.UnixMilli()) }
+func (c *clock) after(p league.Period) { c.set(p.End.Add(time.Minute)) }
+
+// monday starts the test week: the first period is 20261116T000000Z.
+var monday = time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
+
+const firstPeriod = "20261116T000000Z"
+
+// testLadder is bronze -> silver -> gold; ranks 1-3 of every tier earn gems.
+func testLadder(tb testing.TB) *tiers.Ladder {
+	tb.Helper()
+	rewards := []tiers.Band{
+		{From: 1, To: 1, Items: []tiers.Item{{ID: "gems", Qty: 100}}},
+		{From: 2, To: 3, Items: []tiers.Item{{ID: "gems", Qty: 50}}},
+	}
+	l, err := tiers.NewLadder([]tiers.Tier{
+		{ID: "bronze", Name: "Bronze", Promote: 2000, MinPromoteScore: 1, Rewards: rewards},
+		{ID: "silver", Name: "Silver", Promote: 2000, Demote: 2000, Rewards: rewards},
+		{ID: "gold", Name: "Gold", Demote: 3000, Rewards: rewards},
+	})
+	testsvc.Must(tb, err, "NewLadder")
+	return l
+}
+
+// testLeague is "weekly": Mondays 00:00 UTC, boards of 10, scores up to 1000.
+func testLeague(tb testing.TB, edit func(*league.League)) *league.League {
+	tb.Helper()
+	s, err := league.ParseSchedule("0 0 * * MON")
+	testsvc.Must(tb, err, "ParseSchedule")
+	l := &league.League{ID: "weekly", BoardSize: 10, Schedule: s, Ladder: testLadder(tb), MaxScore: 1000}
+	if edit != nil {
+		edit(l)
+	}
+	testsvc.Must(tb, l.Init(), "Init")
+	return l
+}
+
+// option changes a fixture's league or server configuration.
+type option struct {
+	league func(*league.League)
+	config func(*api.Config)
+}
+
+func withLeague(fn func(*league.League)) option { return option{league: fn} }
+func withConfig(fn func(*api.Config)) option    { return option{config: fn} }
+
+// fixture is a server on a fresh namespace of a Redis, an in-memory store
+// and a fake settler, its engine's clock an hour into the test week.
+type fixture struct {
+	tb      testing.TB
+	ctx     context.Context
+	rdb     *redis.Client
+	mini    *miniredis.Miniredis // nil on the real Redis
+	ns      string
+	clock   *clock
+	engine  *league.Engine
+	store   *inmem.Store
+	settler *fakeSettler
+	reg     *prometheus.Registry
+	log     *syncBuffer
+	server  *api.Server
+	handler http.Handler
+	// unchecked turns off checking replies against openapi.yaml (fuzzing
+	// and benchmarks); every other request a test sends is checked.
+	unchecked bool
+}
+
+// onRedis opens a fixture on the real Redis (REDIS_URL).
+func onRedis(tb testing.TB, opts ...option) *fixture {
+	tb.Helper()
+	ns := testsvc.Namespace(tb)
+	return newFixture(tb, testsvc.Redis(tb, ns), nil, ns, opts...)
+}
+
+// onMini opens a fixture on a fresh miniredis.
+func onMini(tb testing.TB, opts ...option) *fixture {
+	tb.Helper()
+	rdb, m := testsvc.Mini(tb)
+	return newFixture(tb, rdb, m, testsvc.Namespace(tb), opts...)
+}
+
+// onDownRedis opens a fixture whose Redis (a miniredis) is closed once the
+// engine is open: every Redis call fails as unreachable, at once.
+func onDownRedis(tb testing.TB, opts ...option) *fixture {
+	tb.Helper()
+	m := miniredis.RunT(tb)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1,
+		DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
+	tb.Cleanup(func() { rdb.Close() })
+	f := newFixture(tb, rdb, m, testsvc.Namespace(tb), opts...)
+	m.Close()
+	return f
+}
+
+func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns string, opts ...option) *fixture {
+	tb.Helper()
+	f := &fixture{tb: tb, ctx: context.Background(), rdb: rdb, mini: m, ns: ns, clock: &clock{},
+		store: inmem.New(), reg: prometheus.NewRegistry(), log: &syncBuffer{}}
+	f.clock.set(monday.Add(time.Hour))
+	quiet := slog.New(slog.NewTextHandler(f.log, nil))
+	var editLeague func(*league.League)
+	for _, o := range opts {
+		if o.league != nil {
+			editLeague = o.league
+		}
+	}
+	e, err := league.Open(f.ctx, rdb, []*league.League{testLeague(tb, editLeague)},
+		league.WithNamespace(ns), league.WithClock(f.clock.now), league.WithLogger(quiet))
+	testsvc.Must(tb, err, "league.Open")
+	f.engine = e
+	f.settler = &fakeSettler{store: f.store}
+	cfg := api.Config{
+		Engine: e, Store: f.store, Settler: f.settler,
+		APIKeys: []string{gameKey}, AdminKeys: []string{adminKey},
+		Registry: f.reg, Logger: quiet,
+	}
+	for _, o := range opts {
+		if o.config != nil {
+			o.config(&cfg)
+		}
+	}
+	f.server = api.New(cfg)
+	f.handler = f.server.Handler()
+	return f
+}
+
+// do sends a request to the handler: body "" sends none; key "" sends no
+// key, any other is sent as a bearer token.
+func (f *fixture) do(method, path, body, key string) *httptest.ResponseRecorder {
+	f.tb.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	r := httptest.NewRequest(method, path, rd)
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		r.Header.Set("Authorization", "Bearer "+key)
+	}
+	w := httptest.NewRecorder()
+	f.handler.ServeHTTP(w, r)
+	if !f.unchecked {
+		conform(f.tb, method, path, body, r.Header, w)
+	}
+	return w
+}
+
+// must sends a request that must answer 200 and decodes the reply.
+func (f *fixture) must(method, path, body string) map[string]any {
+	f.tb.Helper()
+	key := gameKey
+	if strings.HasPrefix(path, "/v1/admin/") {
+		key = adminKey
+	}
+	w := f.do(method, path, body, key)
+	if w.Code != http.StatusOK {
+		f.tb.Fatalf("%s %s %s: status %d, want 200: %s", method, path, body, w.Code, w.Body)
+	}
+	if w.Header().Get("Content-Type") != "application/json" {
+		return nil // /metrics, /openapi.yaml
+	}
+	return decodeJSON(f.tb, w.Body.Bytes())
+}
+
+func (f *fixture) join(player string) map[string]any {
+	f.tb.Helper()
+	return f.must("POST", "/v1/leagues/weekly/join", fmt.Sprintf(`{"player_id":%q,"name":"name %s","avatar":"a1"}`, player, player))
+}
+
+func (f *fixture) score(player string, v int64) map[string]any {
+	f.tb.Helper()
+	return f.must("POST", "/v1/leagues/weekly/scores", fmt.Sprintf(`{"player_id":%q,"value":%d}`, player, v))
+}
+
+func (f *fixture) period() league.Period {
+	p, err := f.engine.Current("weekly")
+	testsvc.Must(f.tb, err, "Current")
+	return p
+}
+
+func decodeJSON(tb testing.TB, b []byte) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		tb.Fatalf("reply is not a JSON object: %v: %s", err, b)
+	}
+	return m
+}
+
+// errorOf returns the code and message of an error reply, failing the test
+// when the reply is not one.
+func errorOf(tb testing.TB, w *httptest.ResponseRecorder) (code, message string) {
+	tb.Helper()
+	var e struct {
+		Error *struct{ Code, Message string } `json:"error"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || e.Error == nil {
+		tb.Fatalf("status %d: not an error reply: %s", w.Code, w.Body)
+	}
+	return e.Error.Code, e.Error.Message
+}
+
+// snapshot returns every key of the fixture's namespace with its value, to
+// prove a refused request wrote nothing.
+func (f *fixture) snapshot() string {
+	f.tb.Helper()
+	if f.mini != nil {
+		return f.mini.Dump()
+	}
+	keys, err := f.rdb.Keys(f.ctx, f.ns+":*").Result()
+	testsvc.Must(f.tb, err, "KEYS")
+	sort.Strings(keys)
+	var sb strings.Builder
+	for _, k := range keys {
+		v, err := f.rdb.Dump(f.ctx, k).Result()
+		testsvc.Must(f.tb, err, "DUMP %s", k)
+		fmt.Fprintf(&sb, "%s=%q\n", k, v)
+	}
+	return sb.String()
+}
+
+// settleWeek settles period p as the scheduler would, through the engine
+// and the store, so players have history, pending rewards and new tiers.
+func (f *fixture) settleWeek(p league.Period) {
+	f.tb.Helper()
+	l, err := f.engine.League("weekly")
+	testsvc.Must(f.tb, err, "League")
+	pop, err := f.engine.Close(f.ctx, "weekly", p)
+	testsvc.Must(f.tb, err, "Close")
+	st, err := f.store.BeginSettlement(f.ctx, league.Settlement{League: "weekly", Period: p.Start, PeriodEnd: p.End})
+	testsvc.Must(f.tb, err, "BeginSettlement")
+	var all []tiers.Outcome
+	var outcomes []league.Outcome
+	var rewards []league.EarnedReward
+	err = f.engine.FinalBoards(f.ctx, "weekly", p, pop, func(b league.FinalBoard) error {
+		for _, o := range l.Ladder.Settle(b.Tier, b.Players) {
+			all = append(all, o)
+			before, after := l.Ladder.Tier(o.TierBefore).ID, l.Ladder.Tier(o.TierAfter).ID
+			outcomes = append(outcomes, league.Outcome{Player: o.Player, TierBefore: before, TierAfter: after,
+				Board: b.N, Rank: o.Rank, Score: o.Score})
+			if o.Rewards != nil {
+				rewards = append(rewards, league.EarnedReward{Player: o.Player, Tier: before, Rank: o.Rank, Items: o.Rewards})
+			}
+		}
+		return nil
+	})
+	testsvc.Must(f.tb, err, "FinalBoards")
+	st.Players = len(outcomes)
+	testsvc.Must(f.tb, f.store.WriteOutcomes(f.ctx, st, outcomes, rewards), "WriteOutcomes")
+	testsvc.Must(f.tb, f.engine.Apply(f.ctx, "weekly", p, all), "Apply")
+	testsvc.Must(f.tb, f.engine.MarkSettled(f.ctx, "weekly", p), "MarkSettled")
+	testsvc.Must(f.tb, f.store.Advance(f.ctx, "weekly", p.Start, league.StatusWritten, league.StatusApplied), "Advance")
+	testsvc.Must(f.tb, f.store.Advance(f.ctx, "weekly", p.Start, league.StatusApplied, league.StatusDone), "Advance")
+}
+
+// fakeSettler stands in for the scheduler: it records the call and
+// answers with the store's record of the period, or err.
+type fakeSettler struct {
+	store *inmem.Store
+	mu    sync.Mutex
+	calls []time.Time
+	err   error
+}
+
+func (s *fakeSettler) SettleNow(ctx context.Context, lg string, period time.Time) (league.Settlement, error) {
+	s.mu.Lock()
+	s.calls = append(s.calls, period)
+	err := s.err
+	s.mu.Unlock()
+	if err != nil {
+		return league.Settlement{}, err
+	}
+	if period.IsZero() {
+		period = monday
+	}
+	return s.store.BeginSettlement(ctx, league.Settlement{League: lg, Period: period, PeriodEnd: period.AddDate(0, 0, 7)})
+}
+
+// syncBuffer collects log output from concurrent handlers.
+type syncBuffer struct {
+	mu sync.Mutex
+	sb strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sb.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sb.String()
+}
+
+// failingStore is a store whose every call fails as Postgres down would.
+type failingStore struct{ league.Store }
+
+var errStoreDown = &league.Error{Code: league.Unavailable, Message: "postgres unavailable", Err: fmt.Errorf("dial tcp 127.0.0.1:5432: connection refused")}
+
+func (failingStore) Profile(context.Context, string, string, int) (league.Profile, error) {
+	return league.Profile{}, errStoreDown
+}
+
+func (failingStore) Settlements(context.Context, string, int) ([]league.Settlement, error) {
+	return nil, errStoreDown
+}
+
+func (failingStore) Ping(context.Context) error { return errStoreDown }

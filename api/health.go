@@ -1,0 +1,59 @@
+package api
+
+import (
+	"context"
+	_ "embed"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/league-engine/league/league"
+)
+
+// OpenAPI is the document of this API, served at /openapi.yaml.
+//
+//go:embed openapi.yaml
+var OpenAPI []byte
+
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Write(OpenAPI)
+}
+
+// statusOK is the reply of healthy probes.
+type statusOK struct{}
+
+func (statusOK) appendJSON(b []byte) ([]byte, error) { return append(b, `{"status":"ok"}`...), nil }
+
+// healthz says the process serves HTTP; it asks no dependency, so a Redis
+// outage does not get the process restarted.
+func (s *Server) healthz(*http.Request) (reply, error) { return statusOK{}, nil }
+
+// readyTimeout bounds each dependency's ping.
+const readyTimeout = 2 * time.Second
+
+// readyz says whether the dependencies answer: 503 naming those that do not.
+func (s *Server) readyz(r *http.Request) (reply, error) {
+	answers := func(name string, ping func(context.Context) error, failures prometheus.Counter) bool {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		if err := ping(ctx); err != nil {
+			failures.Inc()
+			s.log.Warn("api: not ready", "dependency", name, "err", err)
+			return false
+		}
+		return true
+	}
+	redisOK := answers("redis", s.engine.Ping, s.metrics.redisErrors)
+	storeOK := answers("postgres", s.store.Ping, s.metrics.postgresErrors)
+	switch {
+	case !redisOK && !storeOK:
+		return nil, league.Errorf(league.Unavailable, "not ready: redis and the store (postgres) do not answer")
+	case !redisOK:
+		return nil, league.Errorf(league.Unavailable, "not ready: redis does not answer")
+	case !storeOK:
+		return nil, league.Errorf(league.Unavailable, "not ready: the store (postgres) does not answer")
+	}
+	return statusOK{}, nil
+}

@@ -1,0 +1,112 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+// leagueBody summarizes a league: its configuration, current period and how
+// many players joined each tier of it.
+type leagueBody struct {
+	ID            string         `json:"id"`
+	BoardSize     int            `json:"board_size"`
+	Schedule      string         `json:"schedule"`
+	TieBreak      string         `json:"tie_break"`
+	ScoreOperator string         `json:"score_operator"`
+	MaxScore      int64          `json:"max_score"`
+	EntryTier     string         `json:"entry_tier"`
+	Tiers         []tierBody     `json:"tiers"`
+	CurrentPeriod periodBody     `json:"current_period"`
+	Populations   map[string]int `json:"populations"`
+}
+
+// tierBody is a tier of the ladder, lowest first. Promote and demote are
+// shares of a sub-board, as decimal numbers (0.2).
+type tierBody struct {
+	ID              string      `json:"id"`
+	Name            string      `json:"name"`
+	Promote         json.Number `json:"promote"`
+	Demote          json.Number `json:"demote"`
+	MinPromoteScore int64       `json:"min_promote_score"`
+	Rewards         []bandBody  `json:"rewards"`
+}
+
+// bandBody rewards the ranks from..to (inclusive) with items.
+type bandBody struct {
+	From  int          `json:"from"`
+	To    int          `json:"to"`
+	Items []tiers.Item `json:"items"`
+}
+
+type periodBody struct {
+	ID    string `json:"id"`
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+func (s *Server) leagues(r *http.Request) (reply, error) {
+	all := s.engine.Leagues()
+	out := make([]leagueBody, len(all))
+	for i, l := range all {
+		b, err := s.summary(r, l)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return marshal{struct {
+		Leagues []leagueBody `json:"leagues"`
+	}{out}}, nil
+}
+
+func (s *Server) league(r *http.Request) (reply, error) {
+	l, err := s.engine.League(r.PathValue("league"))
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.summary(r, l)
+	if err != nil {
+		return nil, err
+	}
+	return marshal{b}, nil
+}
+
+func (s *Server) summary(r *http.Request, l *league.League) (leagueBody, error) {
+	cur, err := s.engine.Current(l.ID)
+	if err != nil {
+		return leagueBody{}, err
+	}
+	pop, err := s.engine.Populations(r.Context(), l.ID, cur)
+	if err != nil {
+		return leagueBody{}, s.redisErr(err)
+	}
+	ts := l.Ladder.Tiers()
+	b := leagueBody{
+		ID:            l.ID,
+		BoardSize:     l.BoardSize,
+		Schedule:      l.Schedule.Spec,
+		TieBreak:      string(l.TieBreak),
+		ScoreOperator: string(l.Operator),
+		MaxScore:      l.MaxScore,
+		EntryTier:     l.EntryTier,
+		Tiers:         make([]tierBody, len(ts)),
+		CurrentPeriod: periodBody{ID: cur.ID(), Start: rfc3339(cur.Start), End: rfc3339(cur.End)},
+		Populations:   pop,
+	}
+	for i, t := range ts {
+		tb := tierBody{
+			ID: t.ID, Name: t.Name,
+			Promote: json.Number(t.Promote.String()), Demote: json.Number(t.Demote.String()),
+			MinPromoteScore: t.MinPromoteScore,
+			Rewards:         make([]bandBody, len(t.Rewards)),
+		}
+		for j, band := range t.Rewards {
+			tb.Rewards[j] = bandBody{From: band.From, To: band.To, Items: items(band.Items)}
+		}
+		b.Tiers[i] = tb
+	}
+	return b, nil
+}

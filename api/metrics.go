@@ -1,0 +1,131 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/league-engine/league/league"
+)
+
+// metrics are the API's Prometheus collectors.
+type metrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	// Dependency failures, resolved once: the hot path only adds.
+	redisErrors, postgresErrors prometheus.Counter
+}
+
+// durationBuckets span a cached read (~100µs) to a stuck dependency.
+var durationBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}
+
+func newMetrics(reg *prometheus.Registry) *metrics {
+	requests := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "league_http_requests_total",
+		Help: "HTTP requests by route pattern and status code.",
+	}, []string{"route", "code"}))
+	duration := register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "league_http_request_duration_seconds",
+		Help:    "HTTP request duration by route pattern and status code.",
+		Buckets: durationBuckets,
+	}, []string{"route", "code"}))
+	deps := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "league_dependency_errors_total",
+		Help: "Calls to a dependency that failed as unavailable or internal.",
+	}, []string{"dependency"}))
+	return &metrics{
+		requests:       requests,
+		duration:       duration,
+		redisErrors:    deps.WithLabelValues("redis"),
+		postgresErrors: deps.WithLabelValues("postgres"),
+	}
+}
+
+// register registers c, or returns the equal collector registered before
+// (two servers on one registry share their metrics).
+func register[C prometheus.Collector](reg *prometheus.Registry, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+		panic("api: registering metrics: " + err.Error())
+	}
+	return c
+}
+
+// routeMetrics are one route's series. The route label is fixed when the
+// route is registered; the series of each status is made on its first
+// request and kept, so a request costs an array load, not a label lookup.
+type routeMetrics struct {
+	m      *metrics
+	route  string
+	status [600]atomic.Pointer[statusSeries]
+}
+
+type statusSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+func (m *metrics) route(pattern string) *routeMetrics {
+	return &routeMetrics{m: m, route: pattern}
+}
+
+func (rm *routeMetrics) observe(status int, d time.Duration) {
+	var s *statusSeries
+	if status >= 0 && status < len(rm.status) {
+		if s = rm.status[status].Load(); s == nil {
+			s = rm.series(status)
+			rm.status[status].Store(s)
+		}
+	} else {
+		s = rm.series(status)
+	}
+	s.requests.Inc()
+	s.duration.Observe(d.Seconds())
+}
+
+func (rm *routeMetrics) series(status int) *statusSeries {
+	code := strconv.Itoa(status)
+	return &statusSeries{
+		requests: rm.m.requests.WithLabelValues(rm.route, code),
+		duration: rm.m.duration.WithLabelValues(rm.route, code),
+	}
+}
+
+// redisErr counts err against Redis when it is a failure of Redis rather
+// than of the request (unavailable or internal), and returns it.
+func (s *Server) redisErr(err error) error {
+	if err != nil && isDependencyFailure(err) {
+		s.metrics.redisErrors.Inc()
+	}
+	return err
+}
+
+// postgresErr is redisErr for the store.
+func (s *Server) postgresErr(err error) error {
+	if err != nil && isDependencyFailure(err) {
+		s.metrics.postgresErrors.Inc()
+	}
+	return err
+}
+
+// isDependencyFailure reports an unavailable or internal error that is not
+// the caller hanging up (its canceled context fails the call too).
+func isDependencyFailure(err error) bool {
+	c := league.ErrorCode(err)
+	return (c == league.Unavailable || c == league.Internal) && !errors.Is(err, context.Canceled)
+}
+
+func (s *Server) metricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{Registry: s.registry})
+}

@@ -1,0 +1,348 @@
+package api_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/league-engine/league/api"
+	"github.com/league-engine/league/league"
+)
+
+func TestJoinAndScore(t *testing.T) {
+	f := onRedis(t)
+	p := f.join("alice")
+	if p["tier"] != "bronze" || p["board"] != "bronze-1" || p["slot"] != 1.0 || p["rejoined"] != false ||
+		p["period"] != firstPeriod || p["period_end"] != "2026-11-23T00:00:00Z" {
+		t.Fatalf("join: got %v", p)
+	}
+	if again := f.join("alice"); again["rejoined"] != true || again["slot"] != 1.0 {
+		t.Fatalf("rejoin: got %v, want the first placement, rejoined", again)
+	}
+	f.join("bob")
+	r := f.score("bob", 5)
+	if r["score"] != 5.0 || r["rank"] != 1.0 || r["board_size"] != 2.0 || r["zone"] != "stay" || r["replayed"] != false {
+		t.Fatalf("score: got %v", r)
+	}
+	body := `{"player_id":"alice","value":7,"request_id":"req-1"}`
+	first := f.must("POST", "/v1/leagues/weekly/scores", body)
+	retry := f.must("POST", "/v1/leagues/weekly/scores", body)
+	if first["score"] != 7.0 || first["rank"] != 1.0 || retry["score"] != 7.0 || retry["replayed"] != true {
+		t.Fatalf("idempotent write: first %v, retry %v; want score 7, the retry replayed", first, retry)
+	}
+	// 1e2 is an integer written with an exponent.
+	if r := f.must("POST", "/v1/leagues/weekly/scores", `{"player_id":"bob","value":1e2}`); r["score"] != 105.0 {
+		t.Fatalf("value 1e2: score %v, want 105", r["score"])
+	}
+}
+
+func TestBatchPartialFailure(t *testing.T) {
+	f := onRedis(t)
+	f.join("alice")
+	f.join("bob")
+	f.score("bob", 995)
+	res := f.must("POST", "/v1/leagues/weekly/scores/batch", `{"writes":[
+		{"player_id":"alice","value":4},
+		{"player_id":"nobody","value":1},
+		{"player_id":"bob","value":10},
+		{"player_id":"bad id","value":1},
+		{"player_id":"alice","value":3,"request_id":"x1"},
+		{"player_id":"bob","value":1,"request_id":"x1"}
+	]}`)["results"].([]any)
+	want := []struct{ player, code string }{
+		{"alice", ""}, {"nobody", "not_joined"}, {"bob", "overflow"}, {"bad id", "invalid"}, {"alice", ""}, {"bob", "conflict"},
+	}
+	if len(res) != len(want) {
+		t.Fatalf("%d results, want %d", len(res), len(want))
+	}
+	for i, w := range want {
+		r := res[i].(map[string]any)
+		got := ""
+		if e, ok := r["error"].(map[string]any); ok {
+			got = e["code"].(string)
+		}
+		if r["player_id"] != w.player || got != w.code {
+			t.Errorf("result %d: player %v error %q, want %s %q", i, r["player_id"], got, w.player, w.code)
+		}
+	}
+	if s := res[4].(map[string]any)["score"]; s != 7.0 {
+		t.Errorf("alice after both writes: score %v, want 7", s)
+	}
+	board := f.must("GET", "/v1/leagues/weekly/boards/bronze-1", "")["entries"].([]any)
+	if e := board[0].(map[string]any); e["player_id"] != "bob" || e["score"] != 995.0 {
+		t.Errorf("bob's refused write changed his score: %v", e)
+	}
+	if empty := f.must("POST", "/v1/leagues/weekly/scores/batch", `{"writes":[]}`)["results"].([]any); len(empty) != 0 {
+		t.Errorf("empty batch: %d results, want 0", len(empty))
+	}
+}
+
+func TestBoard(t *testing.T) {
+	f := onRedis(t)
+	for i, p := range []string{"p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11"} {
+		f.join(p)
+		f.score(p, int64(10*(i+1)))
+	}
+	b := f.must("GET", "/v1/leagues/weekly/boards/bronze-1", "")
+	entries := b["entries"].([]any)
+	if b["board"] != "bronze-1" || b["tier"] != "bronze" || b["period"] != firstPeriod || len(entries) != 10 {
+		t.Fatalf("board: got %v", b)
+	}
+	top, last := entries[0].(map[string]any), entries[9].(map[string]any)
+	if top["player_id"] != "p10" || top["rank"] != 1.0 || top["score"] != 100.0 || top["zone"] != "promote" ||
+		top["name"] != "name p10" || top["avatar"] != "a1" {
+		t.Errorf("rank 1: got %v", top)
+	}
+	if last["player_id"] != "p1" || last["zone"] != "stay" { // bronze demotes nobody
+		t.Errorf("rank 10: got %v", last)
+	}
+	if b2 := f.must("GET", "/v1/leagues/weekly/boards/bronze-2?period="+firstPeriod, ""); len(b2["entries"].([]any)) != 1 {
+		t.Errorf("board 2: got %v, want p11 alone", b2)
+	}
+}
+
+func TestPlayerAcrossSettlement(t *testing.T) {
+	f := onRedis(t)
+	week := f.period()
+	for i := 1; i <= 10; i++ {
+		p := fmt.Sprintf("p%02d", i)
+		f.join(p)
+		f.score(p, int64(i))
+	}
+	st := f.must("GET", "/v1/leagues/weekly/players/p10", "")
+	if st["joined"] != true || st["rank"] != 1.0 || st["zone"] != "promote" || st["gap"] != 0.0 || len(st["history"].([]any)) != 0 {
+		t.Fatalf("p10 before settlement: %v", st)
+	}
+	if st := f.must("GET", "/v1/leagues/weekly/players/p09", ""); st["gap"] != 1.0 || st["rank"] != 2.0 {
+		t.Fatalf("p09: gap %v rank %v, want 1 and 2", st["gap"], st["rank"])
+	}
+
+	f.clock.after(week)
+	f.settleWeek(week)
+	st = f.must("GET", "/v1/leagues/weekly/players/p10", "")
+	hist := st["history"].([]any)
+	pending := st["pending_rewards"].([]any)
+	if st["joined"] != false || st["tier"] != "silver" || st["board"] != nil || st["zone"] != nil ||
+		len(hist) != 1 || len(pending) != 1 {
+		t.Fatalf("p10 after settlement: %v; want promoted to silver, one history entry, one pending reward", st)
+	}
+	h := hist[0].(map[string]any)
+	if h["period"] != firstPeriod || h["tier_before"] != "bronze" || h["tier_after"] != "silver" || h["board"] != "bronze-1" ||
+		h["rank"] != 1.0 || h["score"] != 10.0 || h["claimed_at"] != nil {
+		t.Errorf("history: %v", h)
+	}
+	joined := f.join("p10")
+	if joined["tier"] != "silver" || len(joined["rewards"].([]any)) != 1 {
+		t.Errorf("join after settlement: %v; want silver with the reward delivered", joined)
+	}
+	if st := f.must("GET", "/v1/leagues/weekly/players/p10", ""); len(st["pending_rewards"].([]any)) != 0 || st["joined"] != true {
+		t.Errorf("after the join: %v; want joined, nothing pending", st)
+	}
+
+	// Redis forgets p05 (its record lost): the store still knows the player.
+	keys, err := f.rdb.Keys(f.ctx, f.ns+":{weekly}:r:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		f.rdb.HDel(f.ctx, k, "p05")
+	}
+	if st := f.must("GET", "/v1/leagues/weekly/players/p05", ""); st["joined"] != false || st["tier"] != "bronze" || len(st["history"].([]any)) != 1 {
+		t.Errorf("player only the store knows: %v", st)
+	}
+}
+
+func TestPlayerWithStoreDown(t *testing.T) {
+	f := onRedis(t, withConfig(func(c *api.Config) { c.Store = failingStore{c.Store} }))
+	f.join("alice")
+	st := f.must("GET", "/v1/leagues/weekly/players/alice", "")
+	if st["joined"] != true || st["history"] != nil || st["history_unavailable"] != true {
+		t.Fatalf("got %v; want the live standing with history null and history_unavailable", st)
+	}
+	if !strings.Contains(f.log.String(), "history unavailable") {
+		t.Errorf("the store failure was not logged:\n%s", f.log)
+	}
+	if n := metricValue(t, f, "league_dependency_errors_total", "dependency", "postgres"); n != 1 {
+		t.Errorf("postgres errors %v, want 1", n)
+	}
+	// Unknown to Redis, and the store cannot say: the engine's answer stands.
+	if w := f.do("GET", "/v1/leagues/weekly/players/nobody", "", gameKey); w.Code != http.StatusNotFound {
+		t.Errorf("unknown player with the store down: status %d, want 404", w.Code)
+	}
+}
+
+func TestStandings(t *testing.T) {
+	f := onRedis(t)
+	f.join("alice")
+	f.join("bob")
+	f.score("bob", 3)
+	res := f.must("POST", "/v1/leagues/weekly/standings", `{"player_ids":["bob","nobody","alice","bad id"]}`)["standings"].([]any)
+	if len(res) != 4 {
+		t.Fatalf("%d standings, want 4", len(res))
+	}
+	bob, nobody, alice, bad := res[0].(map[string]any), res[1].(map[string]any), res[2].(map[string]any), res[3].(map[string]any)
+	if bob["rank"] != 1.0 || bob["score"] != 3.0 || alice["rank"] != 2.0 || alice["gap"] != 3.0 {
+		t.Errorf("standings: bob %v, alice %v", bob, alice)
+	}
+	if nobody["error"].(map[string]any)["code"] != "not_found" || bad["error"].(map[string]any)["code"] != "invalid" {
+		t.Errorf("failures: %v, %v", nobody, bad)
+	}
+}
+
+func TestLeagues(t *testing.T) {
+	f := onRedis(t)
+	f.join("alice")
+	all := f.must("GET", "/v1/leagues", "")["leagues"].([]any)
+	one := f.must("GET", "/v1/leagues/weekly", "")
+	if len(all) != 1 || fmt.Sprint(all[0]) != fmt.Sprint(one) {
+		t.Fatalf("GET /v1/leagues %v and GET /v1/leagues/weekly %v differ", all, one)
+	}
+	cur := one["current_period"].(map[string]any)
+	tiers := one["tiers"].([]any)
+	silver := tiers[1].(map[string]any)
+	if one["board_size"] != 10.0 || one["max_score"] != 1000.0 || one["entry_tier"] != "bronze" ||
+		cur["id"] != firstPeriod || cur["end"] != "2026-11-23T00:00:00Z" ||
+		one["populations"].(map[string]any)["bronze"] != 1.0 ||
+		silver["promote"] != 0.2 || silver["demote"] != 0.2 || len(silver["rewards"].([]any)) != 2 {
+		t.Fatalf("league: %v", one)
+	}
+}
+
+func TestSettleRoutes(t *testing.T) {
+	f := onRedis(t)
+	s := f.must("POST", "/v1/admin/leagues/weekly/settle", "")
+	if s["period"] != firstPeriod || s["status"] != "started" || s["finished_at"] != nil {
+		t.Fatalf("settle: %v", s)
+	}
+	f.must("POST", "/v1/admin/leagues/weekly/settle", `{"period":"20261123T000000Z"}`)
+	if len(f.settler.calls) != 2 || !f.settler.calls[0].IsZero() || !f.settler.calls[1].Equal(monday.AddDate(0, 0, 7)) {
+		t.Fatalf("settler calls %v; want the zero time, then the named period's start", f.settler.calls)
+	}
+	list := f.must("GET", "/v1/admin/leagues/weekly/settlements?limit=1", "")["settlements"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["period"] != "20261123T000000Z" {
+		t.Fatalf("settlements?limit=1: %v, want the newest", list)
+	}
+}
+
+func TestReadiness(t *testing.T) {
+	if f := onRedis(t); f.do("GET", "/readyz", "", noKey).Code != http.StatusOK {
+		t.Fatal("readyz with everything up: not 200")
+	}
+	for _, c := range []struct {
+		name    string
+		f       *fixture
+		says    string
+		counted string
+	}{
+		{"redis down", onDownRedis(t), "redis", "redis"},
+		{"store down", onRedis(t, withConfig(func(c *api.Config) { c.Store = failingStore{c.Store} })), "postgres", "postgres"},
+		{"both down", onDownRedis(t, withConfig(func(c *api.Config) { c.Store = failingStore{c.Store} })), "redis and the store", "redis"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.f.tb = t
+			w := c.f.do("GET", "/readyz", "", noKey)
+			code, msg := errorOf(t, w)
+			if w.Code != http.StatusServiceUnavailable || code != "unavailable" || !strings.Contains(msg, c.says) {
+				t.Fatalf("got %d %s %q, want 503 unavailable naming %s", w.Code, code, msg, c.says)
+			}
+			if w := c.f.do("GET", "/healthz", "", noKey); w.Code != http.StatusOK {
+				t.Errorf("healthz: %d, want 200 whatever the dependencies", w.Code)
+			}
+			if n := metricValue(t, c.f, "league_dependency_errors_total", "dependency", c.counted); n != 1 {
+				t.Errorf("%s errors %v, want 1", c.counted, n)
+			}
+		})
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	f := onRedis(t)
+	f.join("alice")
+	f.score("alice", 1)
+	f.score("alice", 1)
+	f.do("POST", "/v1/leagues/weekly/scores", `{"player_id":"alice","value":-1}`, gameKey)
+	f.do("GET", "/v1/leagues/weekly/players/nobody", "", gameKey)
+	f.do("GET", "/nothing", "", gameKey)
+	for _, c := range []struct {
+		route, code string
+		want        float64
+	}{
+		{"POST /v1/leagues/{league}/scores", "200", 2},
+		{"POST /v1/leagues/{league}/scores", "400", 1},
+		{"GET /v1/leagues/{league}/players/{player_id}", "404", 1},
+		{"/", "404", 1},
+	} {
+		if n := metricValue(t, f, "league_http_requests_total", "route", c.route, "code", c.code); n != c.want {
+			t.Errorf("requests{route=%q,code=%s} = %v, want %v", c.route, c.code, n, c.want)
+		}
+		if n := metricValue(t, f, "league_http_request_duration_seconds", "route", c.route, "code", c.code); n != c.want {
+			t.Errorf("duration count{route=%q,code=%s} = %v, want %v", c.route, c.code, n, c.want)
+		}
+	}
+	if n := metricValue(t, f, "league_dependency_errors_total", "dependency", "redis"); n != 0 {
+		t.Errorf("redis errors %v, want 0: refusals of input are not dependency failures", n)
+	}
+	w := f.do("GET", "/metrics", "", noKey)
+	if !strings.Contains(w.Body.String(), `league_http_requests_total{code="200",route="POST /v1/leagues/{league}/scores"} 2`) {
+		t.Errorf("/metrics lacks the score route's series:\n%s", w.Body)
+	}
+}
+
+func TestPanicIsInternal(t *testing.T) {
+	f := onRedis(t, withConfig(func(c *api.Config) { c.Settler = panickingSettler{} }))
+	w := f.do("POST", "/v1/admin/leagues/weekly/settle", "", adminKey)
+	if code, msg := errorOf(t, w); w.Code != 500 || code != "internal" || msg != "internal error" {
+		t.Fatalf("got %d %s %q, want 500 internal", w.Code, code, msg)
+	}
+	if !strings.Contains(f.log.String(), "settler exploded") {
+		t.Errorf("the panic was not logged:\n%s", f.log)
+	}
+}
+
+type panickingSettler struct{}
+
+func (panickingSettler) SettleNow(context.Context, string, time.Time) (league.Settlement, error) {
+	panic("settler exploded")
+}
+
+// metricValue returns a counter's value, or a histogram's count, of the
+// series with the given label pairs.
+func metricValue(tb testing.TB, f *fixture, name string, labels ...string) float64 {
+	tb.Helper()
+	families, err := f.reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, fam := range families {
+		if fam.GetName() != name {
+			continue
+		}
+		for _, m := range fam.GetMetric() {
+			if hasLabels(m, labels) {
+				if h := m.GetHistogram(); h != nil {
+					return float64(h.GetSampleCount())
+				}
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+func hasLabels(m *dto.Metric, pairs []string) bool {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		found := false
+		for _, l := range m.GetLabel() {
+			found = found || (l.GetName() == pairs[i] && l.GetValue() == pairs[i+1])
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
