@@ -126,7 +126,7 @@ func (e *Engine) Standing(ctx context.Context, leagueID, player string) (Standin
 	}
 	p, _ := e.current(lv)
 	ks, args := e.standingArgs(lv, player)
-	reply, err := scripts.Standing.RunRO(ctx, e.rdb, ks, args...).Slice()
+	reply, err := scripts.Standing.RunRO(ctx, e.single, ks, args...).Slice()
 	if err != nil {
 		return Standing{}, internal("standing", err)
 	}

@@ -20,12 +20,14 @@ import (
 // the Redis side of settlement. It is safe for concurrent use; any number of
 // engines (processes) may share one Redis.
 type Engine struct {
-	rdb     redis.UniversalClient
-	ns      string
-	clock   func() time.Time // nil: Redis's clock decides
-	log     *slog.Logger
-	leagues map[string]*live
-	ids     []string
+	rdb          redis.UniversalClient
+	single       redis.Scripter // runs one script per call: rdb, or its autopipeliner
+	ns           string
+	clock        func() time.Time // nil: Redis's clock decides
+	log          *slog.Logger
+	leagues      map[string]*live
+	ids          []string
+	autoPipeline bool
 	// skew is Redis's clock minus ours in ms, learned from replies, so the
 	// period we guess before asking Redis is right even on a skewed host.
 	skew atomic.Int64
@@ -52,18 +54,38 @@ func WithNamespace(ns string) Option { return func(e *Engine) { e.ns = ns } }
 // boundaries without sleeping; production leaves Redis's clock in charge.
 func WithClock(now func() time.Time) Option { return func(e *Engine) { e.clock = now } }
 
+// WithAutoPipeline runs single calls (a join, a write, a standing) through
+// go-redis's autopipeliner: calls from concurrent goroutines share round
+// trips, so Redis reads and answers many of them per socket read and write
+// instead of one each, which is where most of its time goes for short
+// scripts. A lone call still goes out at once, so latency does not suffer.
+// Only for a *redis.Client (not Cluster); on by default.
+func WithAutoPipeline(on bool) Option { return func(e *Engine) { e.autoPipeline = on } }
+
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 
 // Open prepares the leagues on Redis: loads the scripts and settles each
 // tier's code. The leagues must have passed Init.
 func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opts ...Option) (*Engine, error) {
-	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: make(map[string]*live, len(leagues))}
+	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: make(map[string]*live, len(leagues)), autoPipeline: true}
 	for _, o := range opts {
 		o(e)
 	}
 	if strings.ContainsAny(e.ns, "{}") || e.ns == "" {
 		return nil, fmt.Errorf("league: namespace %q must be non-empty and free of braces", e.ns)
+	}
+	e.single = rdb
+	if c, ok := rdb.(*redis.Client); ok && e.autoPipeline {
+		// Unordered: the calls of different goroutines are independent; each
+		// goroutine still waits for its own call's reply before the next.
+		ap, err := c.AutoPipelineWithOptions(&redis.AutoPipelineOptions{
+			MaxBatchSize: 64, MaxConcurrentBatches: 4, Unordered: true,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("league: autopipeline: %w", err)
+		}
+		e.single = ap
 	}
 	if err := loadScripts(ctx, rdb); err != nil {
 		return nil, internal("load scripts", err)

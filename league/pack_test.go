@@ -160,3 +160,13 @@ func TestScheduleAt(t *testing.T) {
 		t.Fatalf("ParsePeriodID: %v %v", id, err)
 	}
 }
+
+func BenchmarkPack(b *testing.B) {
+	p := Packing{SlotBits: 7, TimeBits: 20, ScoreBits: 26, MaxExact: 1<<26 - 1, BoardSize: 100, Unit: 1000}
+	var sink int64
+	for i := 0; i < b.N; i++ {
+		s, _ := p.Unpack(p.Pack(int64(i)&(1<<26-1), int64(i)&(1<<20-1), i%100+1))
+		sink += s
+	}
+	_ = sink
+}

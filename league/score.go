@@ -48,7 +48,7 @@ func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (Scor
 	p, prev := e.current(lv)
 	for attempt := 0; attempt < 3; attempt++ {
 		ks, args := e.scoreArgs(lv, p, prev, w)
-		reply, err := scripts.Score.Run(ctx, e.rdb, ks, args...).Slice()
+		reply, err := scripts.Score.Run(ctx, e.single, ks, args...).Slice()
 		if err != nil {
 			return ScoreResult{}, internal("score", err)
 		}
@@ -92,19 +92,23 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 func (e *Engine) scoreResult(lv *live, p Period, w ScoreWrite, reply []any) (res ScoreResult, retryAt int64, err error) {
 	switch scripts.Status(reply[0].(int64)) {
 	case scripts.OK, scripts.Existing:
-		start := time.Unix(reply[1].(int64), 0).UTC()
-		if !start.Equal(p.Start) {
+		raw, _ := reply[1].(string)
+		rec, ok := decodeRecord(raw)
+		if !ok {
+			return res, 0, internal("score", fmt.Errorf("bad record %q", raw))
+		}
+		if rec.start != p.Start.Unix() {
 			// a retried request id from an earlier period
-			if p, err = lv.Schedule.Containing(start); err != nil {
+			if p, err = lv.periodOf(rec.start); err != nil {
 				return res, 0, internal("score", err)
 			}
 		}
-		idx, ok := lv.index[int(reply[5].(int64))]
+		idx, ok := lv.index[rec.tier]
 		if !ok {
-			return res, 0, internal("score", fmt.Errorf("unknown tier code %v", reply[5]))
+			return res, 0, internal("score", fmt.Errorf("unknown tier code %d", rec.tier))
 		}
 		tier := lv.Ladder.Tier(idx).ID
-		board, _ := placement(int(reply[6].(int64)), lv.BoardSize)
+		board, _ := placement(rec.n, lv.BoardSize)
 		res = ScoreResult{
 			Period: p, Tier: tier, Board: BoardID{Tier: tier, N: board},
 			Score: reply[2].(int64), Rank: int(reply[3].(int64)), BoardSize: int(reply[4].(int64)),

@@ -11,6 +11,8 @@
 -- ARGV[3i+1] -> player i's rewards as JSON, or ''
 --
 -- Returns the number of records moved to a new tier.
+--
+-- uses: NO_TIER rec_decode rec_encode
 
 local s = tonumber(ARGV[1])
 local moved = 0

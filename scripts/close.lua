@@ -9,6 +9,8 @@
 -- Returns
 --   {0, counters}   closed (now or earlier); counters = flat HGETALL (tier code, players, ...)
 --   {10, now}       the period has not ended at Redis's now (ms)
+--
+-- uses: now_ms
 
 local now = now_ms(ARGV[1])
 if now < tonumber(ARGV[2]) * 1000 then

@@ -1,38 +1,46 @@
--- common.lua: prepended to every script at load time (scripts.go).
--- Mirrors league/record.go (the 9-byte player record) and league/keys.go
--- (the keys a script can only name once it has read a record).
+-- common.lua: helpers the scripts share. scripts.go prepends to each script
+-- only the helpers its "-- uses:" line names: Lua builds a closure for every
+-- function a script defines, on every call, and unused ones cost time.
+-- Sections start with "--- <name>". Mirrors league/record.go (the 9-byte
+-- player record) and league/keys.go (the keys a script names only once it
+-- has read a record).
 
+--- NO_TIER
 local NO_TIER = 255
 
+--- rec_decode
 -- record: start(4, big endian) tier(1) n(3) next(1)
 local function rec_decode(r)
   local b1, b2, b3, b4, t, n1, n2, n3, nx = string.byte(r, 1, 9)
   return ((b1 * 256 + b2) * 256 + b3) * 256 + b4, t, (n1 * 256 + n2) * 256 + n3, nx
 end
 
+--- rec_encode
 local function rec_encode(s, t, n, nx)
   return string.char(math.floor(s / 16777216) % 256, math.floor(s / 65536) % 256,
     math.floor(s / 256) % 256, s % 256, t,
     math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256, nx)
 end
 
--- %.0f prints every integer below 2^53 exactly; Lua's tostring uses %.14g.
+--- board_key
+-- Period starts, tier codes and board numbers are integers below 1e14,
+-- which Lua's number-to-string prints exactly (it uses %.14g).
+local function board_key(prefix, s, t, b)
+  return prefix .. 'b:' .. s .. ':' .. t .. ':' .. b
+end
+
+--- names_key
+local function names_key(prefix, s, t, b)
+  return prefix .. 'i:' .. s .. ':' .. t .. ':' .. b
+end
+
+--- int
+-- Scores reach 2^53, past what %.14g prints exactly; %.0f prints them all.
 local function int(x)
   return string.format('%.0f', x)
 end
 
-local function board_key(prefix, s, t, b)
-  return prefix .. 'b:' .. int(s) .. ':' .. int(t) .. ':' .. int(b)
-end
-
-local function names_key(prefix, s, t, b)
-  return prefix .. 'i:' .. int(s) .. ':' .. int(t) .. ':' .. int(b)
-end
-
-local function claimed_key(prefix, s)
-  return prefix .. 'k:' .. int(s)
-end
-
+--- now_ms
 -- now in milliseconds: the caller's injected clock when given (tests),
 -- otherwise Redis's own clock, so every app server agrees on the period.
 local function now_ms(override)
@@ -43,6 +51,7 @@ local function now_ms(override)
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+--- tie_bits
 -- the low bits of a packed score: time left before the period end (first_reached)
 -- and the reversed slot (join order). See league/pack.go.
 local function tie_bits(now, end_s, unit, time_bits, slot_bits, size, slot)

@@ -33,6 +33,8 @@
 --                          packed score on that period's board (rank -1 if it is gone)
 --   {5}                    the record changed while the caller decided: retry
 --   {9}                    the tier has placed 2^24-1 players this period
+--
+-- uses: NO_TIER rec_decode rec_encode board_key names_key now_ms tie_bits
 
 local now = now_ms(ARGV[1])
 local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -95,19 +97,19 @@ if w then
   w_start = tonumber(e)
   if state == 'p' then
     table.insert(delivered, e .. '|' .. rest)
-    redis.call('HSET', KEYS[3], player, e .. '|c|' .. int(qs))
+    redis.call('HSET', KEYS[3], player, e .. '|c|' .. qs)
   end
 end
 if ARGV[16] ~= '' and tonumber(ARGV[16]) > w_start then
   -- Rewards of a period settlement has not applied yet, computed by the
   -- caller from the frozen board: claimed here, so settlement skips them.
   table.insert(delivered, ARGV[16] .. '|' .. ARGV[17])
-  redis.call('HSET', KEYS[3], player, ARGV[16] .. '|c|' .. int(qs))
+  redis.call('HSET', KEYS[3], player, ARGV[16] .. '|c|' .. qs)
 end
 
 local n = redis.call('HINCRBY', KEYS[1], tier, 1)
 if n == 1 then
-  redis.call('ZADD', KEYS[6], 'NX', qs, int(qs))
+  redis.call('ZADD', KEYS[6], 'NX', qs, qs)
 end
 local board = math.ceil(n / size)
 local slot = n - (board - 1) * size
@@ -122,7 +124,7 @@ if #delivered > 0 then
   redis.call('HSET', KEYS[4], player, rewards)
   for _, d in ipairs(delivered) do
     local e, items = string.match(d, '^(%d+)|(.*)$')
-    redis.call('XADD', KEYS[7], '*', 'player', player, 'earned', e, 'period', int(qs), 'at', int(now), 'items', items)
+    redis.call('XADD', KEYS[7], '*', 'player', player, 'earned', e, 'period', qs, 'at', now, 'items', items)
   end
 end
 return {0, tier, n, rewards}

@@ -15,24 +15,27 @@
 -- ARGV[14] -> start of the period before Q
 --
 -- Returns one of
---   {0, start, score, rank, size, tier, n}  written (or unchanged): the period start,
---                        the player's score, 1-based rank, board size, tier code, join number
---   {1, start, score, rank, size, tier, n}  a retry: the first write's result, unchanged
+--   {0, record, score, rank, size}  written (or unchanged): the player's 9-byte record
+--                        (period, tier, join number), score, 1-based rank and board size
+--   {1, record, score, rank, size}  a retry: the first write's result, unchanged
 --   {2, now}             Q is not the period at Redis's now (ms): recompute and retry
 --   {3}                  the player's period has ended, or Q is closed for settlement
 --   {6}                  the player has not joined Q
 --   {7, score}           the write would pass the maximum score; the current score
 --   {8}                  the request id was used for another player
+--
+-- uses: rec_decode board_key int now_ms tie_bits
 
 local player = ARGV[5]
 if KEYS[3] then
+  -- stored: record (9 bytes) score:rank:size:player
   local stored = redis.call('GET', KEYS[3])
   if stored then
-    local s, sc, rk, sz, t, n, who = string.match(stored, '^(%d+):(%d+):(%d+):(%d+):(%d+):(%d+):(.*)$')
+    local sc, rk, sz, who = string.match(stored, '^(%d+):(%d+):(%d+):(.*)$', 10)
     if who ~= player then
       return {8}
     end
-    return {1, tonumber(s), tonumber(sc), tonumber(rk), tonumber(sz), tonumber(t), tonumber(n)}
+    return {1, string.sub(stored, 1, 9), tonumber(sc), tonumber(rk), tonumber(sz)}
   end
 end
 
@@ -82,7 +85,6 @@ end
 local rank = redis.call('ZREVRANK', bk, player) + 1
 local card = redis.call('ZCARD', bk)
 if KEYS[3] then
-  redis.call('SET', KEYS[3], table.concat({int(qs), int(score), int(rank), int(card), int(t), int(n), player}, ':'),
-    'EX', tonumber(ARGV[13]))
+  redis.call('SET', KEYS[3], rec .. int(score) .. ':' .. rank .. ':' .. card .. ':' .. player, 'EX', ARGV[13])
 end
-return {0, qs, score, rank, card, t, n}
+return {0, rec, score, rank, card}

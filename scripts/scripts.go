@@ -1,5 +1,6 @@
 // Package scripts holds the engine's Redis Lua scripts. Each script's header
-// says its KEYS, ARGV and reply; common.lua is prepended to all of them.
+// says its KEYS, ARGV and reply, and on a "-- uses:" line the helpers of
+// common.lua it needs, which are prepended to it.
 // Scripts run by EVALSHA (go-redis's Script falls back to EVAL once, which
 // loads the script); Load them before pipelining, since a pipeline only sends
 // EVALSHA.
@@ -8,6 +9,8 @@ package scripts
 import (
 	"context"
 	_ "embed"
+	"fmt"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -33,14 +36,66 @@ var (
 
 // The scripts. See each .lua file for its contract.
 var (
-	Join     = redis.NewScript(common + join)
-	Score    = redis.NewScript(common + score)
-	Standing = redis.NewScript(common + standing)
-	Close    = redis.NewScript(common + closeSrc)
-	Apply    = redis.NewScript(common + apply)
-	Settled  = redis.NewScript(common + settled)
-	Tiers    = redis.NewScript(common + tiersSrc)
+	Join     = redis.NewScript(assemble(join))
+	Score    = redis.NewScript(assemble(score))
+	Standing = redis.NewScript(assemble(standing))
+	Close    = redis.NewScript(assemble(closeSrc))
+	Apply    = redis.NewScript(assemble(apply))
+	Settled  = redis.NewScript(assemble(settled))
+	Tiers    = redis.NewScript(assemble(tiersSrc))
 )
+
+// helpers are common.lua's sections by name, in file order.
+var helpers, helperOrder = sections(common)
+
+// sections splits common.lua at its "--- <name>" lines.
+func sections(src string) (map[string]string, []string) {
+	out := map[string]string{}
+	var order []string
+	name := ""
+	for _, line := range strings.SplitAfter(src, "\n") {
+		if n, ok := strings.CutPrefix(strings.TrimSpace(line), "--- "); ok {
+			name = n
+			order = append(order, n)
+			continue
+		}
+		if name != "" {
+			out[name] += line
+		}
+	}
+	return out, order
+}
+
+// assemble prepends to a script the helpers its "-- uses:" line names, in
+// common.lua's order. A script without that line, or naming an unknown
+// helper, is a programming error caught when the package loads.
+func assemble(body string) string {
+	var uses string
+	for _, line := range strings.Split(body, "\n") {
+		if u, ok := strings.CutPrefix(line, "-- uses:"); ok {
+			uses = u
+			break
+		}
+	}
+	want := map[string]bool{}
+	for _, name := range strings.Fields(uses) {
+		if name == "(no" || name == "helpers)" {
+			continue
+		}
+		if _, ok := helpers[name]; !ok {
+			panic(fmt.Sprintf("scripts: unknown helper %q", name))
+		}
+		want[name] = true
+	}
+	var b strings.Builder
+	for _, name := range helperOrder {
+		if want[name] {
+			b.WriteString(helpers[name])
+		}
+	}
+	b.WriteString(body)
+	return b.String()
+}
 
 // All lists every script, for Load.
 var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers}
@@ -74,6 +129,6 @@ func Load(ctx context.Context, c redis.Scripter) error {
 	return nil
 }
 
-// Source returns a script's full text (with common.lua), for tests that run
-// a helper of common.lua against a server.
+// Source returns body with every helper of common.lua before it, for tests
+// that run the helpers against a server.
 func Source(body string) string { return common + body }

@@ -6,6 +6,8 @@
 -- ARGV[1] -> S, the settled period's start (Unix s)
 --
 -- Returns 1 when the mark moved forward, 0 when it was already there or past.
+--
+-- uses: (no helpers)
 
 local cur = tonumber(redis.call('HGET', KEYS[1], 'settled') or '0')
 if cur >= tonumber(ARGV[1]) then

@@ -15,6 +15,8 @@
 --                                            score and the packed score of the player just
 --                                            above ('' at rank 1); rank -1 if the board is gone;
 --                                            and the 'settled' mark
+--
+-- uses: rec_decode board_key
 
 local player = ARGV[1]
 local rec = redis.call('HGET', KEYS[1], player)

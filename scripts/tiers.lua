@@ -6,6 +6,8 @@
 -- ARGV    -> the tier ids of the ladder
 --
 -- Returns the codes of ARGV, in order; -1 for an id when all 255 codes are used.
+--
+-- uses: (no helpers)
 
 local codes = redis.call('HGETALL', KEYS[1])
 local used, top = {}, -1
