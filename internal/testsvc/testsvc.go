@@ -1,7 +1,8 @@
 // Package testsvc gives tests the real services: Redis from REDIS_URL and
 // PostgreSQL from DATABASE_URL (defaults: the local servers), each test
-// isolated in its own key namespace or schema and cleaned up after. `make
-// test` starts throwaway servers and sets both variables. A test that cannot
+// isolated in its own key namespace or schema and cleaned up after; a Redis
+// Cluster from REDIS_CLUSTER_URL (no default). `make test` starts throwaway
+// servers and sets all three. A test that cannot
 // reach a service fails, saying how to fix it: it never skips.
 package testsvc
 

@@ -112,7 +112,13 @@ type services struct {
 // on error, the returned services must be cleaned up.
 func setup(ctx context.Context, getenv func(string) string, out io.Writer) (*services, []string, error) {
 	s := &services{}
-	redisURL, dbURL := getenv("REDIS_URL"), getenv("DATABASE_URL")
+	redisURL, dbURL, clusterURL := getenv("REDIS_URL"), getenv("DATABASE_URL"), getenv("REDIS_CLUSTER_URL")
+	if clusterURL != "" {
+		if err := reach(ctx, pingRedisCluster, clusterURL); err != nil {
+			return s, nil, fmt.Errorf("redis cluster: REDIS_CLUSTER_URL=%s does not answer: %v", redact(clusterURL), err)
+		}
+		fmt.Fprintf(out, "redis cluster: using REDIS_CLUSTER_URL=%s\n", redact(clusterURL))
+	}
 	if redisURL != "" {
 		if err := reach(ctx, pingRedis, redisURL); err != nil {
 			return s, nil, fmt.Errorf("redis: REDIS_URL=%s does not answer: %v", redact(redisURL), err)
@@ -125,13 +131,13 @@ func setup(ctx context.Context, getenv func(string) string, out io.Writer) (*ser
 		}
 		fmt.Fprintf(out, "postgres: using DATABASE_URL=%s\n", redact(dbURL))
 	}
-	if redisURL != "" && dbURL != "" {
+	if redisURL != "" && dbURL != "" && clusterURL != "" {
 		return s, nil, nil
 	}
 
 	var redisBin, pgBin string
 	var redisErr, pgErr error
-	if redisURL == "" {
+	if redisURL == "" || clusterURL == "" {
 		redisBin, redisErr = findRedis()
 	}
 	if dbURL == "" {
@@ -154,8 +160,16 @@ func setup(ctx context.Context, getenv func(string) string, out io.Writer) (*ser
 		err  error
 		took time.Duration
 	}
-	var rr, pr result
+	var rr, pr, cr result
+	var clusterServers []*server
 	var wg sync.WaitGroup
+	if clusterURL == "" {
+		wg.Go(func() {
+			t := time.Now()
+			clusterServers, cr.url, cr.err = startRedisCluster(ctx, redisBin, filepath.Join(dir, "cluster"))
+			cr.took = time.Since(t)
+		})
+	}
 	if redisURL == "" {
 		wg.Go(func() {
 			t := time.Now()
@@ -176,8 +190,9 @@ func setup(ctx context.Context, getenv func(string) string, out io.Writer) (*ser
 			s.servers = append(s.servers, r.srv)
 		}
 	}
-	if rr.err != nil || pr.err != nil {
-		return s, nil, errors.Join(rr.err, pr.err)
+	s.servers = append(s.servers, clusterServers...)
+	if rr.err != nil || pr.err != nil || cr.err != nil {
+		return s, nil, errors.Join(rr.err, pr.err, cr.err)
 	}
 
 	var env []string
@@ -185,6 +200,11 @@ func setup(ctx context.Context, getenv func(string) string, out io.Writer) (*ser
 		fmt.Fprintf(out, "redis: started throwaway redis-server %s on %s in %.1fs\n",
 			redisVersion(redisBin), hostPort(rr.url), rr.took.Seconds())
 		env = append(env, "REDIS_URL="+rr.url)
+	}
+	if cr.url != "" {
+		fmt.Fprintf(out, "redis cluster: started a throwaway %d-node cluster on %s in %.1fs\n",
+			clusterNodes, strings.NewReplacer("redis://", "", "?addr=", ",", "&addr=", ",").Replace(cr.url), cr.took.Seconds())
+		env = append(env, "REDIS_CLUSTER_URL="+cr.url)
 	}
 	if pr.url != "" {
 		fmt.Fprintf(out, "postgres: started throwaway PostgreSQL %s on %s in %.1fs (binaries in %s)\n",

@@ -40,6 +40,9 @@ func TestThrowaway(t *testing.T) {
 	if err := pingRedis(ctx, urls["REDIS_URL"]); err != nil {
 		t.Errorf("redis at %q: %v", urls["REDIS_URL"], err)
 	}
+	if err := pingRedisCluster(ctx, urls["REDIS_CLUSTER_URL"]); err != nil {
+		t.Errorf("redis cluster at %q: %v", urls["REDIS_CLUSTER_URL"], err)
+	}
 	if err := useDatabase(ctx, urls["DATABASE_URL"]); err != nil {
 		t.Errorf("postgres at %q: %v", urls["DATABASE_URL"], err)
 	}
