@@ -56,8 +56,9 @@ type Entry struct {
 }
 
 // Board returns every entry of a sub-board of the given period (the zero
-// Period means the current one). One round trip: the sorted set and the
-// names hash, pipelined.
+// Period means the current one). One round trip: the sorted set, and the
+// names hash pipelined with it unless the engine's name cache has it (see
+// nameCache: a rename shows within seconds).
 func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id BoardID) (Board, error) {
 	lv, err := e.live(leagueID)
 	if err != nil {
@@ -71,18 +72,14 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 		period, _ = e.current(lv)
 	}
 	start := period.Start.Unix()
-	pipe := e.rdb.Pipeline()
-	zr := pipe.ZRevRangeWithScores(ctx, lv.keys.board(start, lv.code[idx], id.N), 0, -1)
-	names := pipe.HGetAll(ctx, lv.keys.names(start, lv.code[idx], id.N))
-	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+	zs, nm, err := e.boardEntries(ctx, lv.keys.board(start, lv.code[idx], id.N), lv.keys.names(start, lv.code[idx], id.N))
+	if err != nil {
 		return Board{}, internal("board", err)
 	}
-	zs := zr.Val()
 	if len(zs) == 0 {
 		return Board{}, Errorf(NotFound, "league %q has no board %s in period %s", lv.ID, id, period.ID())
 	}
 	b := Board{League: lv.ID, Period: period, ID: id, Entries: make([]Entry, len(zs))}
-	nm := names.Val()
 	for i, z := range zs {
 		player := z.Member.(string)
 		name, avatar, _ := strings.Cut(nm[player], profileSep)
@@ -93,6 +90,37 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 		}
 	}
 	return b, nil
+}
+
+// boardEntries reads a board's sorted set and its names, from the name cache
+// when it knows every member.
+func (e *Engine) boardEntries(ctx context.Context, board, names string) ([]redis.Z, map[string]string, error) {
+	if nm, ok := e.names.get(names); ok {
+		zs, err := e.rdb.ZRevRangeWithScores(ctx, board, 0, -1).Result()
+		if err != nil {
+			return nil, nil, err
+		}
+		known := true
+		for _, z := range zs {
+			if _, ok := nm[z.Member.(string)]; !ok {
+				known = false
+				break
+			}
+		}
+		if known {
+			return zs, nm, nil
+		}
+	}
+	pipe := e.rdb.Pipeline()
+	zr := pipe.ZRevRangeWithScores(ctx, board, 0, -1)
+	hr := pipe.HGetAll(ctx, names)
+	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+		return nil, nil, err
+	}
+	if len(zr.Val()) > 0 {
+		e.names.put(names, hr.Val())
+	}
+	return zr.Val(), hr.Val(), nil
 }
 
 // Standing is where a player stands in the current period.

@@ -28,6 +28,7 @@ type Engine struct {
 	leagues      map[string]*live
 	ids          []string
 	autoPipeline bool
+	names        nameCache
 	// skew is Redis's clock minus ours in ms, learned from replies, so the
 	// period we guess before asking Redis is right even on a skewed host.
 	skew atomic.Int64

@@ -410,3 +410,25 @@ func TestZonesOnBoard(t *testing.T) {
 		}
 	})
 }
+
+// TestBoardNamesOfNewJoiners: board reads cache names, but a player who
+// joins after a read shows with their name on the very next read.
+func TestBoardNamesOfNewJoiners(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b)
+		f.join("a")
+		id := league.BoardID{Tier: "bronze", N: 1}
+		for _, p := range []string{"b", "c"} {
+			if _, err := f.engine.Board(f.ctx, "weekly", league.Period{}, id); err != nil {
+				t.Fatal(err)
+			}
+			f.join(p)
+			board, err := f.engine.Board(f.ctx, "weekly", league.Period{}, id)
+			testsvc.Must(t, err, "Board")
+			last := board.Entries[len(board.Entries)-1]
+			if last.Player != p || last.Name != "name "+p {
+				t.Fatalf("new joiner shows as %+v", last)
+			}
+		}
+	})
+}
