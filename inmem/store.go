@@ -89,8 +89,9 @@ func (s *Store) BeginSettlement(_ context.Context, st league.Settlement) (league
 	st.Status = league.StatusStarted
 	st.Period, st.PeriodEnd = st.Period.UTC(), st.PeriodEnd.UTC()
 	if st.StartedAt.IsZero() {
-		st.StartedAt = time.Now().UTC()
+		st.StartedAt = time.Now()
 	}
+	st.StartedAt = st.StartedAt.UTC()
 	st.Tiers = append([]league.TierCount(nil), st.Tiers...)
 	s.settlements[k] = &st
 	return copySettlement(&st), nil
@@ -140,7 +141,17 @@ func (s *Store) WriteOutcomes(_ context.Context, st league.Settlement, outcomes 
 	}
 	won := make(map[string]league.EarnedReward, len(rewards))
 	for _, r := range rewards {
+		if _, dup := won[r.Player]; dup {
+			return &league.Error{Code: league.Invalid, Field: "rewards", Message: "player " + r.Player + " appears twice"}
+		}
 		won[r.Player] = r
+	}
+	seen := make(map[string]bool, len(outcomes))
+	for _, o := range outcomes {
+		if seen[o.Player] {
+			return &league.Error{Code: league.Invalid, Field: "outcomes", Message: "player " + o.Player + " appears twice"}
+		}
+		seen[o.Player] = true
 	}
 	period := st.Period.UTC()
 	byPlayer := s.outcomes[st.League]
@@ -171,8 +182,18 @@ func (s *Store) WriteOutcomes(_ context.Context, st league.Settlement, outcomes 
 	return nil
 }
 
+// next is the status each status moves on to.
+var next = map[league.SettlementStatus]league.SettlementStatus{
+	league.StatusStarted: league.StatusWritten,
+	league.StatusWritten: league.StatusApplied,
+	league.StatusApplied: league.StatusDone,
+}
+
 // Advance moves a settlement from one status to the next.
 func (s *Store) Advance(_ context.Context, lg string, period time.Time, from, to league.SettlementStatus) error {
+	if want, ok := next[from]; !ok || to != want {
+		return &league.Error{Code: league.Invalid, Field: "to", Message: "a settlement moves one step at a time, not from " + string(from) + " to " + string(to)}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur, ok := s.settlements[keyOf(lg, period)]
@@ -193,9 +214,11 @@ func (s *Store) Advance(_ context.Context, lg string, period time.Time, from, to
 func (s *Store) Fail(_ context.Context, lg string, period time.Time, msg string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if cur, ok := s.settlements[keyOf(lg, period)]; ok {
-		cur.LastError = msg
+	cur, ok := s.settlements[keyOf(lg, period)]
+	if !ok {
+		return league.Errorf(league.NotFound, "no settlement of league %q period %s", lg, period.UTC().Format(time.RFC3339))
 	}
+	cur.LastError = msg
 	return nil
 }
 

@@ -66,12 +66,24 @@ func (f *fixture) checkBoards(p league.Period, prefix string, n int) map[string]
 		n    int
 	}
 	size, up, down := map[board]int{}, map[board]int{}, map[board]int{}
+	profiles := make([]league.Profile, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ { // the Postgres store answers in parallel
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 8 {
+				profiles[i], errs[i] = f.store.Profile(f.ctx, "weekly", fmt.Sprintf("%s%05d", prefix, i), 100)
+			}
+		}()
+	}
+	wg.Wait()
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("%s%05d", prefix, i)
-		prof, err := f.store.Profile(f.ctx, "weekly", id, 100)
-		testsvc.Must(f.t, err, "Profile %s", id)
+		testsvc.Must(f.t, errs[i], "Profile %s", id)
 		found := 0
-		for _, h := range prof.History {
+		for _, h := range profiles[i].History {
 			if h.Period.Equal(p.Start) {
 				found++
 				out[id] = h

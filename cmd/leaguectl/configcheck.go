@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/league-engine/league/config"
+	"github.com/league-engine/league/internal/connect"
+	"log/slog"
+)
+
+// configCheck validates a config file and prints what each league will do.
+// With DATABASE_URL set it also checks that no removed tier holds players.
+func configCheck(ctx context.Context, args []string, out io.Writer) error {
+	fs, path := flags("config check")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := config.Load(*path)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	now := time.Now()
+	for _, l := range cfg.Leagues {
+		pk := l.Packing()
+		cur := l.Schedule.At(now)
+		fmt.Fprintf(w, "league %s\n", l.ID)
+		fmt.Fprintf(w, "  schedule\t%s (current period %s, ends %s)\n", l.Schedule.Spec, cur.ID(), cur.End.Format(time.RFC3339))
+		fmt.Fprintf(w, "  boards\t%d players, tie break %s, operator %s\n", l.BoardSize, l.TieBreak, l.Operator)
+		fmt.Fprintf(w, "  score bits\t%d score + %d time + %d slot = %d of 53; exact up to %d, max_score %d\n",
+			pk.ScoreBits, pk.TimeBits, pk.SlotBits, pk.ScoreBits+pk.TimeBits+pk.SlotBits, pk.MaxExact, l.MaxScore)
+		fmt.Fprintf(w, "  retention\t%v, idempotency window %v, decay after %d periods\n", l.Retention, l.IdempotencyWindow, l.DecayAfter)
+		for i := l.Ladder.Len() - 1; i >= 0; i-- {
+			t := l.Ladder.Tier(i)
+			p, d := l.Ladder.Counts(i, l.BoardSize)
+			entry := ""
+			if t.ID == l.EntryTier {
+				entry = " (entry)"
+			}
+			fmt.Fprintf(w, "  tier %s%s\tpromote %s, demote %s: of a full board %d up, %d down; %d reward bands\n",
+				t.ID, entry, t.Promote, t.Demote, p, d, len(t.Rewards))
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if dsn := os.Getenv("DATABASE_URL"); dsn != "" {
+		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+		store, closeStore, err := connect.Store(ctx, dsn, false, quiet)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		for _, l := range cfg.Leagues {
+			pop, err := store.Populations(ctx, l.ID)
+			if err != nil {
+				return err
+			}
+			if err := config.CheckRemovedTiers(l, pop); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintln(out, "tiers checked against the players in DATABASE_URL")
+	}
+	fmt.Fprintf(out, "%s: ok\n", *path)
+	return nil
+}

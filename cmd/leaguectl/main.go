@@ -1,0 +1,131 @@
+// Command leaguectl is the operator's tool.
+//
+//	leaguectl config check [-config config.yaml]
+//	leaguectl migrate
+//	leaguectl settle -league L [-period P]
+//	leaguectl board -league L -board gold-3 [-period P]
+//	leaguectl player -league L -player ID
+//
+// It reads the same configuration and environment as leagued (LEAGUE_CONFIG,
+// REDIS_URL, DATABASE_URL) and talks to Redis and Postgres directly, so it
+// works with or without a running leagued: settle takes the same lease as
+// leagued's scheduler, so the two never settle a period twice.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/league-engine/league/config"
+	"github.com/league-engine/league/internal/connect"
+	"github.com/league-engine/league/league"
+)
+
+const usage = `usage: leaguectl <command> [flags]
+
+commands:
+  config check   validate a config file and print each league's tiers and score bit budget
+  migrate        apply the database migrations (DATABASE_URL)
+  settle         settle a period now (REDIS_URL, DATABASE_URL): -league L [-period P]
+  board          print a sub-board (REDIS_URL): -league L -board gold-3 [-period P]
+  player         print a player's standing and history (REDIS_URL, DATABASE_URL): -league L -player ID
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "leaguectl:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("no command\n%s", usage)
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "config":
+		if len(rest) == 0 || rest[0] != "check" {
+			return fmt.Errorf("usage: leaguectl config check [-config config.yaml]")
+		}
+		return configCheck(ctx, rest[1:], out)
+	case "migrate":
+		return migrate(ctx, rest, out)
+	case "settle":
+		return settle(ctx, rest, out)
+	case "board":
+		return board(ctx, rest, out)
+	case "player":
+		return player(ctx, rest, out)
+	case "help", "-h", "--help":
+		fmt.Fprint(out, usage)
+		return nil
+	default:
+		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+	}
+}
+
+// flags returns a FlagSet for a command with the -config flag every command
+// takes.
+func flags(name string) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	path := os.Getenv("LEAGUE_CONFIG")
+	if path == "" {
+		path = "config.yaml"
+	}
+	return fs, fs.String("config", path, "config file (LEAGUE_CONFIG)")
+}
+
+// env is what a command opened: the config, the engine on Redis and,
+// if asked for, the store.
+type env struct {
+	cfg    *config.Config
+	engine *league.Engine
+	store  league.Store
+	close  func()
+}
+
+// open loads the config and connects to REDIS_URL (required: leaguectl has
+// no use for an empty in-process Redis) and, with needStore, DATABASE_URL.
+func open(ctx context.Context, path string, needStore bool) (*env, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	url := os.Getenv("REDIS_URL")
+	if url == "" {
+		return nil, fmt.Errorf("REDIS_URL is not set: leaguectl works on the Redis leagued uses (an embedded leagued has no Redis to share; use its HTTP API)")
+	}
+	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rdb, _, closeRedis, err := connect.Redis(ctx, url, quiet)
+	if err != nil {
+		return nil, err
+	}
+	e := &env{cfg: cfg, close: closeRedis}
+	if e.engine, err = league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(cfg.Namespace), league.WithLogger(quiet)); err != nil {
+		closeRedis()
+		return nil, err
+	}
+	if needStore {
+		dsn := os.Getenv("DATABASE_URL")
+		if dsn == "" {
+			closeRedis()
+			return nil, fmt.Errorf("DATABASE_URL is not set")
+		}
+		store, closeStore, err := connect.Store(ctx, dsn, true, quiet)
+		if err != nil {
+			closeRedis()
+			return nil, err
+		}
+		e.store = store
+		e.close = func() { closeStore(); closeRedis() }
+	}
+	return e, nil
+}

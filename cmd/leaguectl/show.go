@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/league-engine/league/league"
+)
+
+// board prints a sub-board.
+func board(ctx context.Context, args []string, out io.Writer) error {
+	fs, path := flags("board")
+	id := fs.String("league", "", "league id (required)")
+	name := fs.String("board", "", "board, e.g. gold-3 (required)")
+	period := fs.String("period", "", "period id (default: the current period)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *id == "" || *name == "" {
+		return fmt.Errorf("board: -league and -board are required")
+	}
+	bid, err := league.ParseBoardID(*name)
+	if err != nil {
+		return err
+	}
+	e, err := open(ctx, *path, false)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	var p league.Period
+	if *period != "" {
+		if p, err = e.engine.PeriodOf(*id, *period); err != nil {
+			return err
+		}
+	}
+	b, err := e.engine.Board(ctx, *id, p, bid)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "league %s period %s board %s: %d players\n", b.League, b.Period.ID(), b.ID, len(b.Entries))
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "rank\tplayer\tname\tscore\tzone")
+	for _, en := range b.Entries {
+		fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%s\n", en.Rank, en.Player, en.Name, en.Score, en.Zone)
+	}
+	return w.Flush()
+}
+
+// player prints a player's standing and settled history.
+func player(ctx context.Context, args []string, out io.Writer) error {
+	fs, path := flags("player")
+	id := fs.String("league", "", "league id (required)")
+	pid := fs.String("player", "", "player id (required)")
+	limit := fs.Int("history", 10, "past periods to show")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *id == "" || *pid == "" {
+		return fmt.Errorf("player: -league and -player are required")
+	}
+	e, err := open(ctx, *path, true)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	s, serr := e.engine.Standing(ctx, *id, *pid)
+	prof, perr := e.store.Profile(ctx, *id, *pid, *limit)
+	if errors.Is(serr, league.ErrNotFound) && errors.Is(perr, league.ErrNotFound) {
+		return serr
+	}
+	if serr != nil && !errors.Is(serr, league.ErrNotFound) {
+		return serr
+	}
+	if perr != nil && !errors.Is(perr, league.ErrNotFound) {
+		return perr
+	}
+	if serr == nil {
+		fmt.Fprintf(out, "player %s in league %s, period %s: tier %s\n", *pid, *id, s.Period.ID(), s.Tier)
+		if s.Joined {
+			fmt.Fprintf(out, "  board %s rank %d of %d, score %d, %d behind the player above, zone %s\n",
+				s.Board, s.Rank, s.BoardSize, s.Score, s.Gap, s.Zone)
+		} else {
+			fmt.Fprintln(out, "  not joined this period")
+		}
+	}
+	if pending, err := e.engine.PendingRewards(ctx, *id, *pid); err == nil && len(pending) > 0 {
+		fmt.Fprintf(out, "  rewards waiting for the next join: %v\n", pending[0].Items)
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "period\ttier\tboard\trank\tscore\trewards\tclaimed")
+	for _, h := range prof.History {
+		claimed := ""
+		if !h.ClaimedAt.IsZero() {
+			claimed = h.ClaimedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "%s\t%s -> %s\t%d\t%d\t%d\t%v\t%s\n", h.Period.Format("20060102T150405Z"), h.TierBefore, h.TierAfter,
+			h.Board, h.Rank, h.Score, h.Rewards, claimed)
+	}
+	return w.Flush()
+}

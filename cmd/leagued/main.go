@@ -1,0 +1,150 @@
+// Command leagued is the league service game servers call: the HTTP API and
+// the settlement scheduler.
+//
+//	go run ./cmd/leagued
+//
+// Configuration: config.yaml (or LEAGUE_CONFIG), overridden by LISTEN_ADDR,
+// LEAGUE_API_KEYS, LEAGUE_ADMIN_KEYS; REDIS_URL and DATABASE_URL choose the
+// services (without them: an in-process Redis and in-memory settlements).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/league-engine/league/api"
+	"github.com/league-engine/league/config"
+	"github.com/league-engine/league/internal/connect"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scheduler"
+)
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, log); err != nil {
+		log.Error("leagued stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, log *slog.Logger) error {
+	path := os.Getenv("LEAGUE_CONFIG")
+	if path == "" {
+		path = "config.yaml"
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return err
+	}
+	if err := cfg.ApplyEnv(os.Getenv); err != nil {
+		return err
+	}
+
+	rdb, embedded, closeRedis, err := connect.Redis(ctx, os.Getenv("REDIS_URL"), log)
+	if err != nil {
+		return err
+	}
+	defer closeRedis()
+	store, closeStore, err := connect.Store(ctx, os.Getenv("DATABASE_URL"), true, log)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	for _, l := range cfg.Leagues {
+		pop, err := store.Populations(ctx, l.ID)
+		if err != nil {
+			return fmt.Errorf("league %q: reading tier populations: %w", l.ID, err)
+		}
+		if err := config.CheckRemovedTiers(l, pop); err != nil {
+			return err
+		}
+	}
+
+	engine, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(cfg.Namespace), league.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	sched := scheduler.New(engine, store, scheduler.WithPoll(cfg.Settlement.Poll),
+		scheduler.WithRegistry(reg), scheduler.WithLogger(log))
+
+	listen := cfg.Listen
+	if len(cfg.APIKeys) == 0 && len(cfg.AdminKeys) == 0 {
+		if listen, err = loopbackOnly(listen); err != nil {
+			return err
+		}
+		log.Warn("no API keys configured: authentication is off, serving loopback only", "listen", listen)
+	}
+	srv := &http.Server{
+		Addr: listen,
+		Handler: api.New(api.Config{
+			Engine: engine, Store: store, Settler: sched, Registry: reg, Logger: log,
+			APIKeys: cfg.APIKeys, AdminKeys: cfg.AdminKeys, HistoryLimit: cfg.Settlement.HistoryLimit,
+		}).Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	sched.Start()
+	log.Info("leagued serving", "addr", ln.Addr().String(), "leagues", len(cfg.Leagues),
+		"embedded_redis", embedded, "config", path)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	select {
+	case err := <-served:
+		sched.Stop(context.Background())
+		return err
+	case <-ctx.Done():
+	}
+	// Shut down in reverse: stop taking requests and finish those in flight,
+	// then let a running settlement reach a safe point.
+	log.Info("shutting down")
+	shutdown, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		log.Warn("http shutdown", "err", err)
+	}
+	if err := sched.Stop(shutdown); err != nil {
+		log.Warn("scheduler did not reach a safe point in time; the next start resumes it", "err", err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// loopbackOnly keeps the port of addr but binds it to 127.0.0.1 unless it
+// already names a loopback host.
+func loopbackOnly(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("listen address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return addr, nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return addr, nil
+	}
+	return net.JoinHostPort("127.0.0.1", port), nil
+}

@@ -1,0 +1,13 @@
+package inmem_test
+
+import (
+	"testing"
+
+	"github.com/league-engine/league/inmem"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/storetest"
+)
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(*testing.T) league.Store { return inmem.New() })
+}

@@ -1,0 +1,87 @@
+// Package connect opens the services the binaries need from their URLs:
+// Redis (a server, a cluster, or an in-process miniredis when no URL is
+// given) and the settlement store (Postgres, migrated, or process memory).
+package connect
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/inmem"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/migrations"
+	"github.com/league-engine/league/postgres"
+)
+
+// Redis opens the Redis of url: redis://, rediss://, or
+// redis+cluster://host:port?addr=host2:port for Redis Cluster. An empty url
+// starts an in-process miniredis (embedded mode: nothing survives a
+// restart). close releases it.
+func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.UniversalClient, embedded bool, close func(), err error) {
+	if url == "" {
+		m, err := miniredis.Run()
+		if err != nil {
+			return nil, false, nil, fmt.Errorf("start embedded redis: %w", err)
+		}
+		c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+		log.Warn("REDIS_URL is not set: live boards are in an in-process Redis (miniredis); NOTHING SURVIVES A RESTART")
+		return c, true, func() { c.Close(); m.Close() }, nil
+	}
+	if rest, ok := strings.CutPrefix(url, "redis+cluster://"); ok {
+		opt, err := redis.ParseClusterURL("redis://" + rest)
+		if err != nil {
+			return nil, false, nil, fmt.Errorf("REDIS_URL: %w", err)
+		}
+		c := redis.NewClusterClient(opt)
+		return c, false, func() { c.Close() }, ping(ctx, c, "redis cluster")
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, false, nil, fmt.Errorf("REDIS_URL: %w", err)
+	}
+	if opt.PoolSize == 0 {
+		opt.PoolSize = 64 // game servers come in bursts; 10 per CPU is too few on small boxes
+	}
+	c := redis.NewClient(opt)
+	return c, false, func() { c.Close() }, ping(ctx, c, "redis")
+}
+
+func ping(ctx context.Context, c redis.UniversalClient, what string) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("%s is not reachable: %w", what, err)
+	}
+	return nil
+}
+
+// Store opens the settlement store: Postgres at url (migrated to the latest
+// schema first when migrate is set), or process memory when url is empty.
+func Store(ctx context.Context, url string, migrate bool, log *slog.Logger) (league.Store, func(), error) {
+	if url == "" {
+		log.Warn("DATABASE_URL is not set: settlement results are kept in process memory; NOTHING SURVIVES A RESTART")
+		return inmem.New(), func() {}, nil
+	}
+	s, err := postgres.Open(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !migrate {
+		return s, s.Close, nil
+	}
+	applied, err := migrations.Apply(ctx, s.Pool())
+	if err != nil {
+		s.Close()
+		return nil, nil, fmt.Errorf("migrate: %w", err)
+	}
+	for _, m := range applied {
+		log.Info("migration applied", "migration", m)
+	}
+	return s, s.Close, nil
+}

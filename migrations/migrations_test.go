@@ -1,0 +1,185 @@
+package migrations
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/league-engine/league/internal/testsvc"
+)
+
+func TestEmbedded(t *testing.T) {
+	ms := All()
+	if len(ms) == 0 {
+		t.Fatal("All: got no migrations")
+	}
+	for i, m := range ms {
+		if m.Version != i+1 || m.Up == "" || m.Down == "" || len(m.Checksum) != 64 {
+			t.Errorf("migration %d: got version %d, up %d bytes, down %d bytes, checksum %q",
+				i, m.Version, len(m.Up), len(m.Down), m.Checksum)
+		}
+	}
+}
+
+func TestLoadRefusesBadSets(t *testing.T) {
+	file := &fstest.MapFile{Data: []byte("SELECT 1;")}
+	for _, tc := range []struct {
+		name string
+		fsys fstest.MapFS
+		want string
+	}{
+		{"no down", fstest.MapFS{"0001_a.up.sql": file}, "needs both"},
+		{"gap", fstest.MapFS{"0001_a.up.sql": file, "0001_a.down.sql": file, "0003_c.up.sql": file, "0003_c.down.sql": file}, "version 2 is missing"},
+		{"bad name", fstest.MapFS{"1-a.up.sql": file}, "is not named"},
+		{"two names", fstest.MapFS{"0001_a.up.sql": file, "0001_b.down.sql": file}, "two names"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := load(tc.fsys)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("load: got %v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestApplyAndDown(t *testing.T) {
+	pool, _ := testsvc.Postgres(t)
+	ctx := ctxFor(t)
+
+	applied, err := Apply(ctx, pool)
+	if err != nil || len(applied) != len(All()) || applied[0] != "0001_league" {
+		t.Fatalf("Apply: got %v, %v; want all %d migrations", applied, err, len(All()))
+	}
+	wantTable(t, pool, "outcomes", true)
+	applied, err = Apply(ctx, pool)
+	if err != nil || len(applied) != 0 {
+		t.Fatalf("second Apply: got %v, %v; want nothing to do", applied, err)
+	}
+	states, err := Status(ctx, pool)
+	if err != nil || len(states) != len(All()) || states[0].AppliedAt.IsZero() {
+		t.Fatalf("Status: got %+v, %v; want every migration applied", states, err)
+	}
+
+	back, err := Down(ctx, pool, 0)
+	if err != nil || len(back) != len(All()) {
+		t.Fatalf("Down(0): got %v, %v; want all rolled back", back, err)
+	}
+	wantTable(t, pool, "outcomes", false)
+	if applied, err := Apply(ctx, pool); err != nil || len(applied) != len(All()) {
+		t.Fatalf("Apply after Down: got %v, %v; want all again", applied, err)
+	}
+}
+
+// A migration runs in its own transaction: one that fails leaves nothing of
+// itself, and those before it stay applied.
+func TestApplyFailingMigration(t *testing.T) {
+	pool, _ := testsvc.Postgres(t)
+	ms, err := load(fstest.MapFS{
+		"0001_a.up.sql":   {Data: []byte("CREATE TABLE a (x int);")},
+		"0001_a.down.sql": {Data: []byte("DROP TABLE a;")},
+		"0002_b.up.sql":   {Data: []byte("CREATE TABLE b (x int); SELECT no_such_function();")},
+		"0002_b.down.sql": {Data: []byte("DROP TABLE b;")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied, err := apply(ctxFor(t), pool, ms)
+	if err == nil || !strings.Contains(err.Error(), "0002_b") || len(applied) != 1 {
+		t.Fatalf("apply: got %v, %v; want 0001_a applied and an error naming 0002_b", applied, err)
+	}
+	wantTable(t, pool, "a", true)
+	wantTable(t, pool, "b", false)
+}
+
+// Released migrations are never edited: Apply refuses a database whose
+// record of one differs from the file.
+func TestApplyRefusesEditedMigration(t *testing.T) {
+	pool, _ := testsvc.Postgres(t)
+	ctx := ctxFor(t)
+	if _, err := Apply(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Apply(ctx, pool)
+	if !errors.Is(err, ErrChecksumMismatch) || !strings.Contains(err.Error(), "0001_league") {
+		t.Fatalf("Apply over an edited migration: got %v, want ErrChecksumMismatch naming 0001_league", err)
+	}
+	if _, err := Status(ctx, pool); !errors.Is(err, ErrChecksumMismatch) {
+		t.Fatalf("Status over an edited migration: got %v, want ErrChecksumMismatch", err)
+	}
+}
+
+// An older binary must not run against a schema a newer one migrated.
+func TestApplyRefusesNewerDatabase(t *testing.T) {
+	pool, _ := testsvc.Postgres(t)
+	ctx := ctxFor(t)
+	if _, err := Apply(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO schema_migrations (version, name, checksum) VALUES (9999, 'future', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Apply(ctx, pool)
+	if !errors.Is(err, ErrNewerDatabase) || !strings.Contains(err.Error(), "9999") {
+		t.Fatalf("Apply to a newer database: got %v, want ErrNewerDatabase naming 9999", err)
+	}
+}
+
+// Replicas starting at once each run Apply: the migrations are applied
+// exactly once, and nobody fails.
+func TestApplyRacing(t *testing.T) {
+	_, url := testsvc.Postgres(t)
+	ctx := ctxFor(t)
+	const n = 4
+	applied := make([][]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		pool, err := pgxpool.New(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			applied[i], errs[i] = Apply(ctx, pool)
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Errorf("Apply %d: %v", i, errs[i])
+		}
+		total += len(applied[i])
+	}
+	if total != len(All()) {
+		t.Errorf("racing Apply: %d migrations applied in all, want %d (each once)", total, len(All()))
+	}
+}
+
+func wantTable(t *testing.T, pool *pgxpool.Pool, name string, want bool) {
+	t.Helper()
+	var got bool
+	if err := pool.QueryRow(ctxFor(t), `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("table %s exists: got %v, want %v", name, got, want)
+	}
+}
+
+func ctxFor(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,131 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/postgres"
+	"github.com/league-engine/league/tiers"
+)
+
+// BenchmarkWriteOutcomes measures the store's part of settling a period:
+// every player's outcome, 3% of them rewarded, and their standings. The
+// product target is settling 1,000,000 players at 100,000 players/s end to
+// end, and this write is the largest part of it.
+//
+// first writes into an empty schema, so every player gets a new standing.
+// next writes the following period over the first: 10% of the players are
+// new and about a fifth change tier, as in a league that runs week after
+// week.
+func BenchmarkWriteOutcomes(b *testing.B) {
+	ctx := context.Background()
+	for _, players := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("first/players=%d", players), func(b *testing.B) {
+			outcomes, rewards := settledField(players)
+			for b.Loop() {
+				b.StopTimer()
+				s, _ := newStore(b)
+				st := beginBench(b, s, 0, players)
+				b.StartTimer()
+				if err := s.WriteOutcomes(ctx, st, outcomes, rewards); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(players)*float64(b.N)/b.Elapsed().Seconds(), "players/s")
+		})
+	}
+	b.Run("next/players=1000000", func(b *testing.B) {
+		const players = 1_000_000
+		first, firstRewards := settledField(players)
+		outcomes, rewards := nextField(first)
+		for b.Loop() {
+			b.StopTimer()
+			s, _ := newStore(b)
+			if err := s.WriteOutcomes(ctx, beginBench(b, s, 0, players), first, firstRewards); err != nil {
+				b.Fatal(err)
+			}
+			st := beginBench(b, s, 1, players)
+			b.StartTimer()
+			if err := s.WriteOutcomes(ctx, st, outcomes, rewards); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(players)*float64(b.N)/b.Elapsed().Seconds(), "players/s")
+	})
+}
+
+func beginBench(b *testing.B, s *postgres.Store, week, players int) league.Settlement {
+	start := week0.AddDate(0, 0, 7*week)
+	st, err := s.BeginSettlement(context.Background(), league.Settlement{League: "bench", Period: start, PeriodEnd: start.AddDate(0, 0, 7)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.Players = players
+	return st
+}
+
+// settledField is a settled period of n players on boards of 100 across
+// five tiers. Player ids are in random order, as joins scatter them over the
+// boards.
+func settledField(n int) ([]league.Outcome, []league.EarnedReward) {
+	ladder := []string{"bronze", "silver", "gold", "platinum", "diamond"}
+	field := make([]league.Outcome, n)
+	for i := range field {
+		field[i] = league.Outcome{Player: fmt.Sprintf("u%016x", splitmix(uint64(i))), TierBefore: ladder[(i/100)%len(ladder)]}
+	}
+	return rankBoards(field, ladder)
+}
+
+// nextField is the period after prev: the first tenth of its players left,
+// as many new ones joined in the bottom tier, and everyone plays the tier
+// prev gave them.
+func nextField(prev []league.Outcome) ([]league.Outcome, []league.EarnedReward) {
+	n := len(prev)
+	field := make([]league.Outcome, 0, n)
+	for _, o := range prev[n/10:] {
+		field = append(field, league.Outcome{Player: o.Player, TierBefore: o.TierAfter})
+	}
+	for i := range n / 10 {
+		field = append(field, league.Outcome{Player: fmt.Sprintf("u%016x", splitmix(uint64(n+i))), TierBefore: "bronze"})
+	}
+	return rankBoards(field, []string{"bronze", "silver", "gold", "platinum", "diamond"})
+}
+
+// rankBoards seats the players on boards of 100 in order and ranks each
+// board: the top 10 promoted, the bottom 10 demoted (a fifth of the players
+// move), the top 3 rewarded (3%).
+func rankBoards(field []league.Outcome, ladder []string) ([]league.Outcome, []league.EarnedReward) {
+	index := map[string]int{}
+	for i, t := range ladder {
+		index[t] = i
+	}
+	rewards := make([]league.EarnedReward, 0, len(field)*3/100)
+	for i := range field {
+		o := &field[i]
+		o.Board, o.Rank = i/100+1, (i*37)%100+1 // 37 is prime to 100: ranks 1..100 on each board
+		o.Score = int64(100_000 - o.Rank*37)
+		t := index[o.TierBefore]
+		switch {
+		case o.Rank <= 10 && t < len(ladder)-1:
+			t++
+		case o.Rank > 90 && t > 0:
+			t--
+		}
+		o.TierAfter = ladder[t]
+		if o.Rank <= 3 {
+			rewards = append(rewards, league.EarnedReward{Player: o.Player, Tier: o.TierBefore, Rank: o.Rank,
+				Items: []tiers.Item{{ID: "gold", Qty: int64(1000 / o.Rank)}, {ID: "chest_" + o.TierBefore, Qty: 1}}})
+		}
+	}
+	return field, rewards
+}
+
+// splitmix scrambles i (SplitMix64) into a distinct pseudo-random id.
+func splitmix(i uint64) uint64 {
+	z := i + 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}

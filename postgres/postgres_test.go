@@ -1,0 +1,69 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/migrations"
+	"github.com/league-engine/league/postgres"
+	"github.com/league-engine/league/storetest"
+)
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) league.Store {
+		s, _ := newStore(t)
+		return s
+	})
+}
+
+// newStore returns a Store on a migrated schema of the test's own, and the
+// URL that opens more connections into that schema.
+func newStore(t testing.TB) (*postgres.Store, string) {
+	t.Helper()
+	pool, url := testsvc.Postgres(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := migrations.Apply(ctx, pool); err != nil {
+		t.Fatalf("migrations.Apply: %v", err)
+	}
+	return open(t, url), url
+}
+
+// open opens another Store on url, closed when the test ends (before the
+// schema is dropped).
+func open(t testing.TB, url string) *postgres.Store {
+	t.Helper()
+	s, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatalf("postgres.Open: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestOpenUnreachable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := postgres.Open(ctx, "postgres://127.0.0.1:1/test?sslmode=disable&connect_timeout=2")
+	if got := league.ErrorCode(err); got != league.Unavailable {
+		t.Fatalf("Open of a closed port: got %s (%v), want %s", got, err, league.Unavailable)
+	}
+	_, err = postgres.Open(ctx, "postgres://127.0.0.1:5432/test?sslmode=bogus")
+	if got := league.ErrorCode(err); got != league.Invalid {
+		t.Fatalf("Open of a bad connection string: got %s (%v), want %s", got, err, league.Invalid)
+	}
+}
+
+func TestContextDeadlineIsUnavailable(t *testing.T) {
+	s, _ := newStore(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer cancel()
+	<-ctx.Done()
+	_, err := s.Settlements(ctx, "l", 1)
+	if got := league.ErrorCode(err); got != league.Unavailable {
+		t.Fatalf("Settlements past the deadline: got %s (%v), want %s", got, err, league.Unavailable)
+	}
+}

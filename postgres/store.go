@@ -1,0 +1,69 @@
+// Package postgres is the league.Store on PostgreSQL (pgx): settlement
+// results, rewards, claims and the standings that are the source of truth
+// for each player's tier. The schema is in package migrations; Open does not
+// migrate, the caller runs migrations.Apply first.
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/league-engine/league/league"
+)
+
+// Store is a league.Store on a pgx connection pool.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ league.Store = (*Store)(nil)
+
+// Open connects to the database at dsn (a postgres:// URL or keyword=value
+// string; search_path in it picks the schema, pool_max_conns sizes the pool)
+// and checks that it answers.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, league.Errorf(league.Invalid, "postgres: bad connection string: %v", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, storeError("open", err)
+	}
+	s := &Store{pool: pool}
+	if err := s.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the pool. A Lock has a connection of its own, which its
+// release (or the end of the process) closes.
+func (s *Store) Close() { s.pool.Close() }
+
+// Pool is the connection pool, for migrations.Apply.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	return storeError("ping", s.pool.Ping(ctx))
+}
+
+// utc returns t in UTC, and the zero time for NULL.
+func utc(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// nullTime is t, or NULL for the zero time.
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
