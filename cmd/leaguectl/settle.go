@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"time"
 
 	"github.com/league-engine/league/league"
@@ -35,9 +37,9 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 		start = p.Start
 	}
 	began := time.Now()
-	s := scheduler.New(e.engine, e.store, scheduler.WithProgress(func(p scheduler.Progress) {
-		fmt.Fprintf(out, "%s %s: %-5s %d/%d players (%s)\n", p.League, p.Period.ID(), p.Step, p.Done, p.Total,
-			time.Since(began).Round(time.Millisecond))
+	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	s := scheduler.New(e.engine, e.store, scheduler.WithLogger(quiet), scheduler.WithProgress(func(p scheduler.Progress) {
+		fmt.Fprintf(out, "%s %s: %s (%s)\n", p.League, p.Period.ID(), describe(p), time.Since(began).Round(time.Millisecond))
 	}))
 	st, err := s.SettleNow(ctx, *id, start)
 	if err != nil {
@@ -52,6 +54,21 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "took %s (%.0f players/s); %d reward claims recorded\n", took.Round(time.Millisecond),
 		float64(st.Players)/took.Seconds(), n)
 	return nil
+}
+
+// describe says what a settlement step has done.
+func describe(p scheduler.Progress) string {
+	switch p.Step {
+	case scheduler.StepClose:
+		return fmt.Sprintf("closed, %d players to settle", p.Total)
+	case scheduler.StepRead:
+		return fmt.Sprintf("read and decided %d/%d players", p.Done, p.Total)
+	case scheduler.StepWrite:
+		return fmt.Sprintf("wrote %d outcomes to the store", p.Done)
+	case scheduler.StepApply:
+		return fmt.Sprintf("applied %d tier moves and rewards to Redis", p.Done)
+	}
+	return fmt.Sprintf("%s %d/%d", p.Step, p.Done, p.Total)
 }
 
 func printSettlement(out io.Writer, st league.Settlement) {

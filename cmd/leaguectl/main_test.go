@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/league-engine/league/config"
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+)
+
+func TestConfigCheck(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"config", "check", "-config", "../../config.yaml"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"league weekly", "league blitz", "score bits", "tier diamond", "config.yaml: ok"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("leagues:\n  - id: x\n    schedule: \"0 0 * * MON\"\n    tiers: [{id: a, promote: 1.5}]\n"), 0o600)
+	err := run(context.Background(), []string{"config", "check", "-config", bad}, &out)
+	if err == nil || !strings.Contains(err.Error(), `league "x": tiers[0] (a).promote`) {
+		t.Fatalf("bad config: %v", err)
+	}
+}
+
+// TestSettleBoardPlayer settles a real period with leaguectl against the real
+// Redis and Postgres, then prints a board and a player.
+func TestSettleBoardPlayer(t *testing.T) {
+	ns := testsvc.Namespace(t)
+	rdb := testsvc.Redis(t, ns)
+	_, dsn := testsvc.Postgres(t)
+	yaml := fmt.Sprintf(`
+redis: {namespace: %s}
+leagues:
+  - id: quick
+    schedule: "*/2 * * * * *"
+    board_size: 5
+    tiers:
+      - {id: low, promote: 0.2, min_promote_score: 1, rewards: [{ranks: "1", items: {gems: 9}}]}
+      - {id: high, demote: 0.2}
+`, ns)
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	testsvc.Must(t, os.WriteFile(path, []byte(yaml), 0o600), "write config")
+	t.Setenv("REDIS_URL", testsvc.RedisURL())
+	t.Setenv("DATABASE_URL", dsn)
+	ctx := context.Background()
+
+	cfg, err := config.Parse([]byte(yaml))
+	testsvc.Must(t, err, "config")
+	e, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(ns))
+	testsvc.Must(t, err, "Open")
+	var period league.Period
+	for {
+		period, _ = e.Current("quick")
+		if time.Until(period.End) > time.Second {
+			break
+		}
+		time.Sleep(time.Until(period.End) + 50*time.Millisecond)
+	}
+	for i := 0; i < 10; i++ {
+		id := fmt.Sprint("p", i)
+		_, err := e.Join(ctx, "quick", league.JoinRequest{Player: id, Name: "Name" + id})
+		testsvc.Must(t, err, "Join")
+		_, err = e.Score(ctx, "quick", league.ScoreWrite{Player: id, Value: int64(i)})
+		testsvc.Must(t, err, "Score")
+	}
+	var out bytes.Buffer
+	testsvc.Must(t, run(ctx, []string{"board", "-config", path, "-league", "quick", "-board", "low-2"}, &out), "board")
+	if !strings.Contains(out.String(), "1     p9") || !strings.Contains(out.String(), "Namep9") {
+		t.Fatalf("board output:\n%s", out.String())
+	}
+	time.Sleep(time.Until(period.End) + 100*time.Millisecond)
+
+	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"settle", "-config", path, "-league", "quick", "-period", period.ID()}, &out), "settle")
+	for _, want := range []string{"closed, 10 players to settle", "wrote 10 outcomes", "applied 2 tier moves", "10 players", "2 promoted"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("settle output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"player", "-config", path, "-league", "quick", "-player", "p9"}, &out), "player")
+	if !strings.Contains(out.String(), "low -> high") || !strings.Contains(out.String(), "gems") {
+		t.Fatalf("player output:\n%s", out.String())
+	}
+	if err := run(ctx, []string{"board", "-config", path, "-league", "quick", "-board", "nope"}, &out); err == nil {
+		t.Fatal("a bad board id was accepted")
+	}
+}
