@@ -9,7 +9,8 @@ import (
 
 // scoreRequest is one score write, {"player_id","value","request_id"}: the
 // body of POST .../scores and an element of a batch. value is the raw
-// token until scoreValue reads it; nil when missing.
+// token until scoreValue reads it, nil when missing; it points into the
+// pooled body buffer, so write() must run before decodeBody returns.
 type scoreRequest struct {
 	playerID, requestID *string
 	value               []byte
@@ -51,12 +52,18 @@ func (req *scoreRequest) write(prefix string) (league.ScoreWrite, error) {
 
 func (s *Server) score(r *http.Request) (reply, error) {
 	leagueID := r.PathValue("league")
-	var req scoreRequest
-	err := decodeBody(r, false, func(d *decoder) error { return req.decode(d, "body", "") })
-	if err != nil {
-		return nil, err
-	}
-	w, err := req.write("")
+	var w league.ScoreWrite
+	err := decodeBody(r, false, func(d *decoder) error {
+		var req scoreRequest
+		if err := req.decode(d, "body", ""); err != nil {
+			return err
+		}
+		// Inside the callback: req.value points into the pooled body buffer,
+		// which goes back to the pool when decodeBody returns.
+		var err error
+		w, err = req.write("")
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

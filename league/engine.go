@@ -56,11 +56,12 @@ func WithNamespace(ns string) Option { return func(e *Engine) { e.ns = ns } }
 func WithClock(now func() time.Time) Option { return func(e *Engine) { e.clock = now } }
 
 // WithAutoPipeline runs single calls (a join, a write, a standing) through
-// go-redis's autopipeliner: calls from concurrent goroutines share round
-// trips, so Redis reads and answers many of them per socket read and write
-// instead of one each, which is where most of its time goes for short
-// scripts. A lone call still goes out at once, so latency does not suffer.
-// Only for a *redis.Client (not Cluster); on by default.
+// go-redis's (experimental) autopipeliner: calls from concurrent goroutines
+// share round trips, so Redis spends less CPU per call on socket reads and
+// writes. Measured here (BENCHMARKS.md) it lowers Redis CPU per score write
+// by about a sixth but raises median latency at moderate load several
+// times, so it is off by default: turn it on for throughput-bound
+// deployments. Only for a *redis.Client (not Cluster).
 func WithAutoPipeline(on bool) Option { return func(e *Engine) { e.autoPipeline = on } }
 
 // WithLogger sets the logger (default slog.Default()).
@@ -69,7 +70,7 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 // Open prepares the leagues on Redis: loads the scripts and settles each
 // tier's code. The leagues must have passed Init.
 func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opts ...Option) (*Engine, error) {
-	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: make(map[string]*live, len(leagues)), autoPipeline: true}
+	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: make(map[string]*live, len(leagues))}
 	for _, o := range opts {
 		o(e)
 	}

@@ -16,6 +16,11 @@ func (s *Scheduler) recordClaims(id string) {
 	defer s.wg.Done()
 	host, _ := os.Hostname()
 	consumer := fmt.Sprintf("%s-%d", host, os.Getpid())
+	// Stop cancels a read waiting for claims; a batch read and not yet
+	// stored stays pending in the stream and is retaken after a minute.
+	stopped, cancelAll := context.WithCancel(context.Background())
+	defer cancelAll()
+	go func() { <-s.quit; cancelAll() }()
 	backoff := time.Duration(0)
 	for {
 		select {
@@ -23,9 +28,12 @@ func (s *Scheduler) recordClaims(id string) {
 			return
 		case <-time.After(backoff):
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(stopped, 30*time.Second)
 		n, err := s.recordClaimsOnce(ctx, id, consumer, 2*time.Second)
 		cancel()
+		if stopped.Err() != nil {
+			return
+		}
 		if err != nil {
 			backoff = nextBackoff(backoff, err)
 			s.metrics.claimFailures.WithLabelValues(id).Inc()

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/league"
+)
+
+// bench is one run of the harness: its options, where it writes, and the
+// Redis every part of it shares.
+type bench struct {
+	o        options
+	out      io.Writer    // progress lines and the tables
+	log      *slog.Logger // the engine's, scheduler's and server's warnings
+	rdb      *redis.Client
+	inFlight int // the most requests in flight at once
+	rep      *report
+	seed     uint64
+}
+
+// run measures what o asks for and returns the report, complete or as far
+// as it got when an error stopped it.
+func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*report, error) {
+	rep := &report{}
+	if err := checkTargets(o); err != nil {
+		return rep, err
+	}
+	b := &bench{o: o, out: out, log: log, rep: rep, seed: uint64(time.Now().UnixNano()),
+		inFlight: max(slices.Max(o.concurrency), o.loaders)}
+	var err error
+	if b.rdb, err = openRedis(ctx, o.redisURL, b.inFlight); err != nil {
+		return rep, err
+	}
+	defer b.rdb.Close()
+	version, err := checkRealRedis(ctx, b.rdb)
+	if err != nil {
+		return rep, err
+	}
+	server := "in-process (127.0.0.1:0)"
+	if o.httpURL != "" {
+		server = o.httpURL
+	}
+	rep.env = fmt.Sprintf("Redis %s at %s; %d CPUs, GOMAXPROCS %d, %s; HTTP server %s; league %q; engine autopipeline %v",
+		version, b.rdb.Options().Addr, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), server, o.leagueID, o.autopipeline)
+	if o.baselineAP {
+		rep.env += " (baseline EVALSHA autopipelined)"
+	}
+	fmt.Fprintln(out, rep.env)
+
+	live := slices.DeleteFunc(slices.Clone(o.workloads), func(w string) bool { return w == "memory" || w == "settle" })
+	for _, n := range o.players {
+		if len(live) > 0 {
+			if err := b.runLive(ctx, n, live); err != nil {
+				return rep, err
+			}
+		}
+		if slices.Contains(o.workloads, "memory") {
+			if err := b.runMemory(ctx, n); err != nil {
+				return rep, fmt.Errorf("memory at %d players: %w", n, err)
+			}
+		}
+		if slices.Contains(o.workloads, "settle") {
+			if err := b.runSettle(ctx, n); err != nil {
+				return rep, fmt.Errorf("settle at %d players: %w", n, err)
+			}
+		}
+	}
+	return rep, nil
+}
+
+// runLive measures the live workloads, each beside its baseline, on one
+// fixture of n players.
+func (b *bench) runLive(ctx context.Context, n int, names []string) error {
+	f, err := b.newFixture(ctx, n)
+	if err != nil {
+		return err
+	}
+	defer f.close(b)
+	for _, conc := range b.o.concurrency {
+		for _, name := range names {
+			wl, _ := workloadNamed(name)
+			for _, via := range b.o.vias {
+				if !slices.Contains(wl.vias, via) {
+					fmt.Fprintf(b.out, "%s/%s: skipped (%s runs through %v only)\n", name, via, name, wl.vias)
+					continue
+				}
+				b.runRow(ctx, f, wl, via, n, conc)
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// runRow measures one workload through one target: the baseline first, then
+// the workload, back to back.
+func (b *bench) runRow(ctx context.Context, f *fixture, wl workload, via string, players, conc int) {
+	t, pop := f.targets[via], f.pops[via]
+	r := &row{workload: wl.name, via: via, players: players, perUnit: wl.perUnitLatency}
+	label := wl.name + "/" + via
+	if b.o.baseline {
+		blabel, bop := wl.baseline(f.base, t, pop)
+		r.baseLabel = blabel
+		r.base = b.measure(ctx, b.spec(label+" baseline", wl.unit, conc), bop, b.progress())
+	}
+	r.work = b.measure(ctx, b.spec(label, wl.unit, conc), wl.op(t, pop, b.o.batch), b.progress())
+	b.rep.rows = append(b.rep.rows, r)
+	fmt.Fprintln(b.out, r.summary())
+}
+
+// engineOptions are the options every engine of the run is opened with.
+func (b *bench) engineOptions(ns string) []league.Option {
+	return []league.Option{league.WithNamespace(ns), league.WithLogger(b.log), league.WithAutoPipeline(b.o.autopipeline)}
+}
+
+func (b *bench) spec(label, unit string, conc int) spec {
+	b.seed++
+	return spec{label: label, unit: unit, conc: conc, rate: b.o.rate, duration: b.o.duration, warmup: b.o.warmup, seed: b.seed}
+}
+
+// progress is where the per-second lines go: nowhere when quiet.
+func (b *bench) progress() io.Writer {
+	if b.o.quiet {
+		return nil
+	}
+	return b.out
+}
+
+// redisCPU is Redis's CPU seconds so far, 0 if INFO fails (the report then
+// shows a meaningless share rather than failing the run).
+func (b *bench) redisCPU(ctx context.Context) float64 {
+	s, err := redisCPU(ctx, b.rdb)
+	if err != nil {
+		b.log.Warn("INFO cpu failed", "err", err)
+	}
+	return s
+}
+
+// dropNamespace deletes a namespace's keys, even after the run's context
+// ended (Ctrl-C still cleans up).
+func (b *bench) dropNamespace(ns string) {
+	b.rep.touched = append(b.rep.touched, ns)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	n, err := deleteNamespace(ctx, b.rdb, ns)
+	if err != nil {
+		fmt.Fprintf(b.out, "warning: deleting the keys of %s: %v (delete %s:* by hand)\n", ns, err, ns)
+		return
+	}
+	fmt.Fprintf(b.out, "cleanup: unlinked %s keys of %s\n", thousands(float64(n)), ns)
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// measurement is one workload (or baseline) run: what it did and how long
+// each request took.
+type measurement struct {
+	label   string // "score/http", or the baseline's label
+	unit    string
+	conc    int
+	rate    float64 // open loop: the arrival rate asked for; 0: closed loop
+	elapsed time.Duration
+	units   atomic.Uint64
+	// latency is from the send (closed loop) or from the scheduled send time
+	// (open loop: a request that waited for a worker counts its wait).
+	latency histogram
+	// service is from the actual send, open loop only: latency minus the
+	// wait, i.e. what a closed-loop run would report.
+	service histogram
+	// lag is the actual send minus the scheduled send, open loop only: the
+	// load generator's own delay (waking a sleeping worker, or every worker
+	// busy). Large lag with small service time means the harness, not the
+	// target, fell behind.
+	lag  histogram
+	errs errorLog
+	// procCPU and redisCPU are the CPU cores this process (the load
+	// generator, and the in-process server when there is one) and Redis kept
+	// busy over the run: 1.0 is one core flat out.
+	procCPU, redisCPU float64
+}
+
+// perSecond is the units completed per second of the run.
+func (m *measurement) perSecond() float64 { return float64(m.units.Load()) / m.elapsed.Seconds() }
+
+// spec is how to drive an op.
+type spec struct {
+	label, unit string
+	conc        int
+	rate        float64
+	duration    time.Duration
+	warmup      time.Duration
+	seed        uint64
+}
+
+// measure runs op for the warmup (unmeasured), then for the duration,
+// printing a progress line a second unless progress is nil.
+func (b *bench) measure(ctx context.Context, s spec, fn op, progress io.Writer) *measurement {
+	if s.warmup > 0 {
+		warm := &measurement{conc: s.conc, rate: s.rate}
+		drive(ctx, s, s.warmup, fn, warm)
+	}
+	m := &measurement{label: s.label, unit: s.unit, conc: s.conc, rate: s.rate}
+	cpu0, rcpu0 := processCPU(), b.redisCPU(ctx)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	if progress != nil {
+		wg.Go(func() { reportProgress(m, stop, progress) })
+	}
+	m.elapsed = drive(ctx, s, s.duration, fn, m)
+	close(stop)
+	wg.Wait()
+	secs := m.elapsed.Seconds()
+	m.procCPU = (processCPU() - cpu0) / secs
+	m.redisCPU = (b.redisCPU(ctx) - rcpu0) / secs
+	return m
+}
+
+// drive runs the workers for d and returns the time until the last one
+// finished its last request. Closed loop: each of s.conc workers sends its
+// next request when the last one returns. Open loop (s.rate > 0): requests
+// are due at fixed intervals from the start; a worker takes the next due
+// request, waits for its time if early, and the latency counts from the
+// time it was due, so a stall shows in the latency of every request it
+// delayed rather than thinning the sample (coordinated omission).
+func drive(ctx context.Context, s spec, d time.Duration, fn op, m *measurement) time.Duration {
+	// Requests still running well past the end are abandoned, so every run
+	// ends in bounded time even if the target hangs.
+	opCtx, cancel := context.WithTimeout(ctx, d+30*time.Second)
+	defer cancel()
+	start := time.Now()
+	deadline := start.Add(d)
+	var due atomic.Int64 // open loop: the next request's number
+	var wg sync.WaitGroup
+	for i := range s.conc {
+		w := newWorker(s.seed, i)
+		wg.Go(func() {
+			for opCtx.Err() == nil {
+				var sched time.Time
+				if s.rate > 0 {
+					n := due.Add(1) - 1
+					sched = start.Add(time.Duration(float64(n) * float64(time.Second) / s.rate))
+					if !sched.Before(deadline) || !w.sleepUntil(opCtx, sched) {
+						return
+					}
+				}
+				sent := time.Now()
+				if s.rate == 0 {
+					if !sent.Before(deadline) {
+						return
+					}
+					sched = sent
+				}
+				units, err := fn(opCtx, w)
+				done := time.Now()
+				m.latency.record(done.Sub(sched))
+				if s.rate > 0 {
+					m.service.record(done.Sub(sent))
+					m.lag.record(sent.Sub(sched))
+				}
+				m.units.Add(uint64(units))
+				if err != nil {
+					m.errs.add(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// sleepUntil waits for t; false if ctx ended first.
+func (w *worker) sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return true
+	}
+	if w.timer == nil {
+		w.timer = time.NewTimer(d)
+	} else {
+		w.timer.Reset(d)
+	}
+	select {
+	case <-w.timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// reportProgress prints a line a second: the last second's rate and p99,
+// and the errors so far.
+func reportProgress(m *measurement, stop <-chan struct{}, out io.Writer) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	began, last := time.Now(), time.Now()
+	prev, prevUnits := m.latency.snapshot(), m.units.Load()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-tick.C:
+			cur, units := m.latency.snapshot(), m.units.Load()
+			interval := cur.minus(prev)
+			target := ""
+			if m.rate > 0 {
+				target = " (target " + thousands(m.rate) + "/s)"
+			}
+			fmt.Fprintf(out, "%s %ds: %s %s/s%s, p99 %s, %d errors\n", m.label, int(now.Sub(began).Round(time.Second).Seconds()),
+				thousands(float64(units-prevUnits)/now.Sub(last).Seconds()), m.unit, target,
+				duration(interval.quantile(0.99)), m.errs.count())
+			prev, prevUnits, last = cur, units, now
+		}
+	}
+}

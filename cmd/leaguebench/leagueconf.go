@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/league-engine/league/config"
+	"github.com/league-engine/league/league"
+)
+
+// builtinConfig is config.yaml's weekly league: the default configuration
+// (boards of 100, join order, incr, 16384 record buckets), kept here so the
+// harness measures the same thing from any directory. -config replaces it.
+const builtinConfig = `
+leagues:
+  - id: weekly
+    schedule: "CRON_TZ=UTC 0 0 * * MON"
+    board_size: 100
+    entry_tier: bronze
+    tie_break: join_order
+    score_operator: incr
+    max_score: 1000000000
+    retention: 14d
+    idempotency_window: 10m
+    tiers:
+      - id: bronze
+        promote: 0.2
+        min_promote_score: 1
+        rewards:
+          - {ranks: "1", items: {gems: 50}}
+          - {ranks: "2-3", items: {gems: 20}}
+      - id: silver
+        promote: 0.15
+        demote: 0.15
+        min_promote_score: 1
+        rewards:
+          - {ranks: "1", items: {gems: 100}}
+          - {ranks: "2-3", items: {gems: 50}}
+          - {ranks: "4-10", items: {gems: 10}}
+      - id: gold
+        promote: 0.1
+        demote: 0.2
+        min_promote_score: 1
+        rewards:
+          - {ranks: "1", items: {gems: 200, chest: 1}}
+          - {ranks: "2-3", items: {gems: 100}}
+          - {ranks: "4-10", items: {gems: 20}}
+      - id: diamond
+        demote: 0.25
+        rewards:
+          - {ranks: "1", items: {gems: 500, chest: 3}}
+          - {ranks: "2-3", items: {gems: 250, chest: 1}}
+          - {ranks: "4-10", items: {gems: 50}}
+`
+
+// loadLeagues returns fresh, initialised leagues (an engine keeps its
+// leagues, so every engine of a run gets its own) and checks that id is one.
+func loadLeagues(path, id string) ([]*league.League, error) {
+	var cfg *config.Config
+	var err error
+	if path == "" {
+		cfg, err = config.Parse([]byte(builtinConfig))
+	} else {
+		cfg, err = config.Load(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range cfg.Leagues {
+		if l.ID == id {
+			return cfg.Leagues, nil
+		}
+	}
+	return nil, fmt.Errorf("-league %q: the config has no such league", id)
+}

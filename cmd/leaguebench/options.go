@@ -1,0 +1,189 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// options is one run of the harness, from the flags and the environment.
+type options struct {
+	workloads   []string
+	vias        []string
+	players     []int
+	concurrency []int
+	duration    time.Duration
+	warmup      time.Duration
+	rate        float64 // open loop: arrivals per second; 0 is closed loop
+	batch       int
+	baseline    bool
+	// autopipeline opens the engine WithAutoPipeline (off by default, as in
+	// the engine). The EVALSHA baseline is one plain round trip per call,
+	// the issue's definition, unless baselineAP sends it autopipelined too.
+	autopipeline bool
+	baselineAP   bool
+	loaders      int // goroutines that join players before a measurement
+
+	redisURL    string
+	databaseURL string
+	httpURL     string // a running leagued; empty starts one in-process
+	apiKey      string
+	configPath  string // empty: the built-in league (leagueconf.go)
+	leagueID    string
+	allowRemote bool
+
+	timeout    time.Duration
+	cpuProfile string
+	markdown   string // also write the result tables to this file
+	quiet      bool   // no per-second progress lines
+}
+
+var (
+	liveWorkloads = []string{"join", "score", "standing", "board", "mix", "batch", "player"}
+	allWorkloads  = append(slices.Clone(liveWorkloads), "memory", "settle")
+	allVias       = []string{"lib", "http"}
+)
+
+const usage = `leaguebench measures the league engine against plain Redis commands on the
+same Redis, at the same concurrency, in the same run. Results are ratios.
+
+  leaguebench -workloads join,score,standing,board,mix -via lib,http -players 10000 -concurrency 32 -duration 10s
+  leaguebench -workloads batch -via http
+  leaguebench -workloads score -via http -rate 8000        (open loop: p99 at a fixed arrival rate)
+  leaguebench -workloads memory -players 1000000
+  leaguebench -workloads settle -players 100000,1000000    (needs DATABASE_URL)
+
+Workloads: join, score, standing, board, mix (70% score writes, 25% standings,
+5% boards), batch (score writes, -batch per request, against single writes),
+player (HTTP GET of a player: standing, pending rewards and history), memory,
+settle. Baselines: EVALSHA of a trivial script, one plain round trip each
+(-baseline-autopipelined sends it through an autopipeliner instead), and
+ZREVRANGE 0 99 WITHSCORES of a 100-member sorted set. Environment: REDIS_URL (required;
+a real Redis), DATABASE_URL (settle; the in-process server's store, else
+memory). Targets must be on loopback unless -allow-remote.
+
+Flags:
+`
+
+// parseOptions reads the flags; getenv supplies REDIS_URL and DATABASE_URL.
+func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("leaguebench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	var o options
+	workloads := fs.String("workloads", "join,score,standing,board,mix", "workloads to run, comma-separated: "+strings.Join(allWorkloads, ","))
+	vias := fs.String("via", "lib,http", "lib (the league package), http (the API), or both")
+	players := fs.String("players", "10000", "players joined before measuring; a list runs each size")
+	conc := fs.String("concurrency", "32", "requests in flight; a list runs each level")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "length of each measurement (and of its baseline)")
+	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured run before each measurement")
+	fs.Float64Var(&o.rate, "rate", 0, "open loop: fixed arrival rate in ops/s, latency from the scheduled send time; 0 = closed loop")
+	fs.IntVar(&o.batch, "batch", 100, "score writes per batch request")
+	fs.BoolVar(&o.baseline, "baseline", true, "measure the plain-Redis baseline of each workload")
+	fs.BoolVar(&o.autopipeline, "autopipeline", false, "open the engine with league.WithAutoPipeline (off by default, as in the engine)")
+	fs.BoolVar(&o.baselineAP, "baseline-autopipelined", false, "send the EVALSHA baseline through go-redis's autopipeliner instead of one round trip each")
+	fs.IntVar(&o.loaders, "loaders", 64, "goroutines that join players (and write settle's scores) before measuring")
+	fs.StringVar(&o.httpURL, "http", "", "base URL of a running leagued (default: start one in-process on 127.0.0.1:0)")
+	fs.StringVar(&o.apiKey, "api-key", "", "API key for -http (default $LEAGUE_API_KEY)")
+	fs.StringVar(&o.configPath, "config", "", "league config file (default: the built-in copy of config.yaml's weekly league)")
+	fs.StringVar(&o.leagueID, "league", "weekly", "league to measure")
+	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow Redis, Postgres and -http targets that are not on loopback")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up (and clean up) after this long")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the harness (and the in-process server) here")
+	fs.StringVar(&o.markdown, "markdown", "", "also write the result tables to this file")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress line every second")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var err error
+	if o.workloads, err = pick("workloads", *workloads, allWorkloads); err != nil {
+		return o, err
+	}
+	if o.vias, err = pick("via", *vias, allVias); err != nil {
+		return o, err
+	}
+	if o.players, err = ints("players", *players, 1); err != nil {
+		return o, err
+	}
+	if o.concurrency, err = ints("concurrency", *conc, 1); err != nil {
+		return o, err
+	}
+	switch {
+	case o.duration <= 0:
+		return o, errors.New("-duration must be positive")
+	case o.warmup < 0:
+		return o, errors.New("-warmup must not be negative")
+	case o.rate < 0:
+		return o, errors.New("-rate must not be negative")
+	case o.batch < 1 || o.batch > 1000:
+		return o, errors.New("-batch must be 1..1000")
+	case o.loaders < 1:
+		return o, errors.New("-loaders must be positive")
+	}
+	o.redisURL = getenv("REDIS_URL")
+	o.databaseURL = getenv("DATABASE_URL")
+	if o.apiKey == "" {
+		o.apiKey = getenv("LEAGUE_API_KEY")
+	}
+	if o.redisURL == "" {
+		return o, errors.New("REDIS_URL is required: the harness measures a real Redis (not the embedded miniredis), e.g. REDIS_URL=redis://127.0.0.1:6379/0")
+	}
+	if slices.Contains(o.workloads, "settle") && o.databaseURL == "" {
+		return o, errors.New("settle needs DATABASE_URL, e.g. DATABASE_URL=postgres://127.0.0.1:5432/test?sslmode=disable")
+	}
+	return o, nil
+}
+
+// pick splits a comma-separated list and checks each item is known.
+func pick(flagName, list string, known []string) ([]string, error) {
+	var out []string
+	for item := range strings.SplitSeq(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if !slices.Contains(known, item) {
+			return nil, fmt.Errorf("-%s: unknown %q; known: %s", flagName, item, strings.Join(known, ","))
+		}
+		if !slices.Contains(out, item) {
+			out = append(out, item)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-%s: empty", flagName)
+	}
+	return out, nil
+}
+
+// ints parses a comma-separated list of integers >= least; "1m" and "100k"
+// are accepted for players.
+func ints(flagName, list string, least int) ([]int, error) {
+	var out []int
+	for item := range strings.SplitSeq(list, ",") {
+		item = strings.ToLower(strings.TrimSpace(item))
+		mult := 1
+		switch {
+		case strings.HasSuffix(item, "k"):
+			mult, item = 1000, strings.TrimSuffix(item, "k")
+		case strings.HasSuffix(item, "m"):
+			mult, item = 1000000, strings.TrimSuffix(item, "m")
+		}
+		n, err := strconv.Atoi(item)
+		if err != nil || n*mult < least {
+			return nil, fmt.Errorf("-%s: %q is not a whole number >= %d", flagName, item, least)
+		}
+		out = append(out, n*mult)
+	}
+	return out, nil
+}

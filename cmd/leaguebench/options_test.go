@@ -1,0 +1,50 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestOptions(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	local := map[string]string{"REDIS_URL": "redis://127.0.0.1:6379/0"}
+	cases := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantErr string
+	}{
+		{"defaults", nil, local, ""},
+		{"lists", []string{"-players", "100k,1m", "-concurrency", "16,32", "-workloads", "settle,memory"},
+			map[string]string{"REDIS_URL": "redis://localhost:6379", "DATABASE_URL": "postgres://127.0.0.1/test"}, ""},
+		{"no redis", nil, nil, "REDIS_URL is required"},
+		{"settle needs postgres", []string{"-workloads", "settle"}, local, "settle needs DATABASE_URL"},
+		{"unknown workload", []string{"-workloads", "scores"}, local, `unknown "scores"`},
+		{"bad players", []string{"-players", "ten"}, local, "not a whole number"},
+		{"remote redis", nil, map[string]string{"REDIS_URL": "redis://10.0.0.5:6379"}, "not a loopback address"},
+		{"remote postgres", []string{"-workloads", "settle"},
+			map[string]string{"REDIS_URL": "redis://127.0.0.1:6379", "DATABASE_URL": "postgres://db.example.com/x"}, "not a loopback address"},
+		{"remote http", []string{"-http", "http://192.168.1.2:8080"}, local, "not a loopback address"},
+		{"remote allowed", []string{"-allow-remote", "-http", "http://192.168.1.2:8080"}, map[string]string{"REDIS_URL": "redis://10.0.0.5:6379"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o, err := parseOptions(c.args, env(c.env), io.Discard)
+			if err == nil {
+				err = checkTargets(o)
+			}
+			switch {
+			case c.wantErr == "" && err != nil:
+				t.Fatalf("got error %v, want none", err)
+			case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+				t.Fatalf("got error %v, want one saying %q", err, c.wantErr)
+			}
+		})
+	}
+	o, _ := parseOptions([]string{"-players", "100k,1m"}, env(local), io.Discard)
+	if !slices.Equal(o.players, []int{100000, 1000000}) {
+		t.Errorf("-players 100k,1m: got %v, want [100000 1000000]", o.players)
+	}
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// report is everything a run measured, printed at the end as markdown
+// tables ready for BENCHMARKS.md.
+type report struct {
+	env string // Redis version, CPUs, server: what the numbers were taken on
+	// touched are the Redis namespaces the run used (and deleted); its
+	// Postgres schemas are the same names with _ for -.
+	touched []string
+	rows    []*row
+	memory  []memoryResult
+	settle  []settleResult
+}
+
+// row is a workload beside its baseline.
+type row struct {
+	workload, via string
+	players       int
+	perUnit       bool // the workload's latency compares with its baseline's
+	work          *measurement
+	base          *measurement // nil with -baseline=false
+	baseLabel     string
+}
+
+// opsRatio is the workload's rate over its baseline's; NaN without one.
+func (r *row) opsRatio() float64 {
+	if r.base == nil || r.base.perSecond() == 0 {
+		return math.NaN()
+	}
+	return r.work.perSecond() / r.base.perSecond()
+}
+
+// p99Ratio is the workload's p99 over its baseline's; NaN without one or
+// for batches.
+func (r *row) p99Ratio() float64 {
+	if r.base == nil || !r.perUnit || r.base.latency.quantile(0.99) == 0 {
+		return math.NaN()
+	}
+	return float64(r.work.latency.quantile(0.99)) / float64(r.base.latency.quantile(0.99))
+}
+
+func (r *row) summary() string {
+	w := r.work
+	s := fmt.Sprintf("%s/%s: %s %s/s, p50 %s p99 %s p99.9 %s, %d errors", r.workload, r.via,
+		thousands(w.perSecond()), w.unit, duration(w.latency.quantile(0.5)), duration(w.latency.quantile(0.99)),
+		duration(w.latency.quantile(0.999)), w.errs.count())
+	if r.base != nil {
+		s += fmt.Sprintf("; baseline (%s) %s/s p99 %s: %s of its rate", r.baseLabel,
+			thousands(r.base.perSecond()), duration(r.base.latency.quantile(0.99)), ratio(r.opsRatio()))
+	}
+	return s
+}
+
+func liveColumns(openLoop bool) []column[*row] {
+	q := func(m *measurement, p float64) string {
+		if m == nil {
+			return "-"
+		}
+		return duration(m.latency.quantile(p))
+	}
+	rate := func(m *measurement) string {
+		if m == nil {
+			return "-"
+		}
+		return thousands(m.perSecond())
+	}
+	cols := []column[*row]{
+		{"workload", false, func(r *row) string { return r.workload }},
+		{"via", false, func(r *row) string { return r.via }},
+		{"players", true, func(r *row) string { return thousands(float64(r.players)) }},
+		{"conc", true, func(r *row) string { return strconv.Itoa(r.work.conc) }},
+	}
+	if openLoop {
+		cols = append(cols, column[*row]{"target/s", true, func(r *row) string { return thousands(r.work.rate) }})
+	}
+	cols = append(cols,
+		column[*row]{"ops/s", true, func(r *row) string {
+			if r.work.unit != "ops" {
+				return rate(r.work) + " " + r.work.unit
+			}
+			return rate(r.work)
+		}},
+		column[*row]{"p50", true, func(r *row) string { return q(r.work, 0.5) }},
+		column[*row]{"p99", true, func(r *row) string { return q(r.work, 0.99) }},
+		column[*row]{"p99.9", true, func(r *row) string { return q(r.work, 0.999) }},
+	)
+	if openLoop {
+		cols = append(cols,
+			column[*row]{"p99 from send", true, func(r *row) string { return duration(r.work.service.quantile(0.99)) }},
+			column[*row]{"send lag p50/p99", true, func(r *row) string {
+				return duration(r.work.lag.quantile(0.5)) + " / " + duration(r.work.lag.quantile(0.99))
+			}},
+		)
+	}
+	cols = append(cols,
+		column[*row]{"errors", true, func(r *row) string { return strconv.FormatUint(r.work.errs.count(), 10) }},
+		column[*row]{"baseline", false, func(r *row) string { return r.baseLabel }},
+		column[*row]{"base ops/s", true, func(r *row) string { return rate(r.base) }},
+		column[*row]{"base p50", true, func(r *row) string { return q(r.base, 0.5) }},
+		column[*row]{"base p99", true, func(r *row) string { return q(r.base, 0.99) }},
+		column[*row]{"base p99.9", true, func(r *row) string { return q(r.base, 0.999) }},
+		column[*row]{"ops/s vs base", true, func(r *row) string { return ratio(r.opsRatio()) }},
+		column[*row]{"p99 vs base", true, func(r *row) string { return ratio(r.p99Ratio()) }},
+		column[*row]{"Redis CPU", true, func(r *row) string {
+			return cpuPair(r.work, r.base, func(m *measurement) float64 { return m.redisCPU })
+		}},
+		column[*row]{"Redis µs/op", true, func(r *row) string { return perOpPair(r.work, r.base) }},
+		column[*row]{"bench CPU", true, func(r *row) string { return cpuPair(r.work, r.base, func(m *measurement) float64 { return m.procCPU }) }},
+	)
+	return cols
+}
+
+// cpuPair is "workload / baseline" cores.
+func cpuPair(work, base *measurement, of func(*measurement) float64) string {
+	s := fmt.Sprintf("%.2f", of(work))
+	if base != nil {
+		s += fmt.Sprintf(" / %.2f", of(base))
+	}
+	return s
+}
+
+// perOpPair is "workload / baseline" Redis CPU microseconds per unit: what
+// an operation costs Redis, network included, whatever the rate.
+func perOpPair(work, base *measurement) string {
+	us := func(m *measurement) string {
+		if m.perSecond() == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f", m.redisCPU/m.perSecond()*1e6)
+	}
+	s := us(work)
+	if base != nil {
+		s += " / " + us(base)
+	}
+	return s
+}
+
+var memoryColumns = []column[memoryResult]{
+	{"players", true, func(m memoryResult) string { return thousands(float64(m.players)) }},
+	{"used_memory Δ", true, func(m memoryResult) string { return bytesIEC(m.after - m.before) }},
+	{"B/player (INFO)", true, func(m memoryResult) string { return fmt.Sprintf("%.1f", float64(m.after-m.before)/float64(m.players)) }},
+	{"keys (MEMORY USAGE)", true, func(m memoryResult) string { return bytesIEC(m.keyBytes()) }},
+	{"B/player (keys)", true, func(m memoryResult) string { return fmt.Sprintf("%.1f", float64(m.keyBytes())/float64(m.players)) }},
+	{"boards", true, func(m memoryResult) string { return m.kindCell("b") }},
+	{"names", true, func(m memoryResult) string { return m.kindCell("i") }},
+	{"records", true, func(m memoryResult) string { return m.kindCell("r") }},
+	{"other", true, func(m memoryResult) string { return m.kindCell("other") }},
+	{"buckets", true, func(m memoryResult) string { return strconv.Itoa(m.buckets) }},
+}
+
+// kindCell is "<B/player> (<keys> keys, <encoding>)" of one kind of key.
+func (m memoryResult) kindCell(kind string) string {
+	k := m.kinds[kind]
+	if k == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f B/player (%s keys, %s)", float64(k.bytes)/float64(m.players), thousands(float64(k.keys)), k.encoding)
+}
+
+// settleColumns has a column per step (settle.go's settleSteps).
+func settleColumns() []column[settleResult] {
+	cols := []column[settleResult]{
+		{"players", true, func(r settleResult) string { return thousands(float64(r.players)) }},
+		{"setup: joins/s", true, func(r settleResult) string { return thousands(float64(r.players) / r.join.Seconds()) }},
+		{"setup: writes/s", true, func(r settleResult) string { return thousands(float64(r.players) / r.scores.Seconds()) }},
+	}
+	for i, s := range settleSteps {
+		cols = append(cols, column[settleResult]{s.name, true, func(r settleResult) string {
+			if i >= len(r.steps) || r.steps[i].took < 0 {
+				return "-"
+			}
+			return seconds(r.steps[i].took)
+		}})
+	}
+	return append(cols,
+		column[settleResult]{"settle total", true, func(r settleResult) string { return seconds(r.total) }},
+		column[settleResult]{"players/s", true, func(r settleResult) string { return thousands(r.rate()) }},
+	)
+}
+
+// write prints the tables and the errors the runs hit.
+func (rep *report) write(w io.Writer) {
+	fmt.Fprintf(w, "\n## Results\n\n%s\n", rep.env)
+	if len(rep.rows) > 0 {
+		openLoop := slices.ContainsFunc(rep.rows, func(r *row) bool { return r.work.rate > 0 })
+		fmt.Fprintf(w, "\n%s", table(liveColumns(openLoop), rep.rows))
+		fmt.Fprintln(w, "\nRatios are against the baseline measured just before, same Redis, same concurrency. CPU columns are workload / baseline: cores busy (1.00 is one core flat out) and Redis CPU per op (INFO cpu, so other clients of the same Redis count too); bench CPU is this process (load generator and, in-process, the server).")
+		for _, r := range rep.rows {
+			for _, m := range []*measurement{r.base, r.work} {
+				if m != nil && m.errs.count() > 0 {
+					fmt.Fprintf(w, "\n%s: %d errors, first distinct:\n", m.label, m.errs.count())
+					for _, msg := range m.errs.messages() {
+						fmt.Fprintf(w, "  - %s\n", msg)
+					}
+				}
+			}
+		}
+	}
+	if len(rep.memory) > 0 {
+		fmt.Fprintf(w, "\n### Memory per joined player\n\n%s", table(memoryColumns, rep.memory))
+		fmt.Fprintln(w, "\nused_memory Δ counts all of Redis over the joins (other clients included); MEMORY USAGE sums only this run's keys.")
+	}
+	if len(rep.settle) > 0 {
+		fmt.Fprintf(w, "\n### Settlement\n\n%s", table(settleColumns(), rep.settle))
+		fmt.Fprintln(w, "\nSteps as the scheduler reports them (read+decide \"-\": counted in the write); players/s is over the whole SettleNow, set-up excluded.")
+	}
+}

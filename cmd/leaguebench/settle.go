@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scheduler"
+)
+
+// settleResult is a settlement of n players, end to end, and its steps.
+type settleResult struct {
+	players      int
+	join, scores time.Duration // setting up: not part of the settlement
+	steps        []step
+	total        time.Duration // SettleNow, start to return
+	settlement   league.Settlement
+}
+
+type step struct {
+	name string
+	took time.Duration // -1: the step did not report on its own
+}
+
+// settleSteps are the steps of a settlement as the scheduler reports them:
+// a step's time runs from the report before it to its own. Reading reports
+// every 100,000 players (its last report ends it), so smaller settlements
+// count their reading in the write.
+var settleSteps = []struct{ mark, name string }{
+	{scheduler.StepClose, "close"},
+	{scheduler.StepRead, "read+decide"},
+	{scheduler.StepWrite, "write (Postgres)"},
+	{scheduler.StepApply, "apply (Redis)"},
+	{stepEnd, "expire+done"},
+}
+
+const stepEnd = "end"
+
+func stepTimes(began time.Time, marks map[string]time.Time) []step {
+	out := make([]step, len(settleSteps))
+	prev := began
+	for i, s := range settleSteps {
+		out[i] = step{name: s.name, took: -1}
+		if t, ok := marks[s.mark]; ok {
+			out[i].took = t.Sub(prev)
+			prev = t
+		}
+	}
+	return out
+}
+
+// runSettle joins n players, writes a score for each, moves the engine's
+// clock past the period's end and settles the period into Postgres (a
+// scratch schema), as the scheduler does at a boundary.
+func (b *bench) runSettle(ctx context.Context, n int) error {
+	ns := newNamespace()
+	defer b.dropNamespace(ns)
+	fmt.Fprintf(b.out, "settle: namespace %s, %s players\n", ns, thousands(float64(n)))
+	store, err := openScratchStore(ctx, b.o.databaseURL, ns)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := store.drop(); err != nil {
+			fmt.Fprintf(b.out, "warning: %v\n", err)
+		}
+	}()
+	// The clock is Redis's until the players are in, then jumps past the
+	// period's end: the settlement of a period that just ended, without
+	// waiting a week.
+	var skew atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	leagues, err := loadLeagues(b.o.configPath, b.o.leagueID)
+	if err != nil {
+		return err
+	}
+	engine, err := league.Open(ctx, b.rdb, leagues, append(b.engineOptions(ns), league.WithClock(clock))...)
+	if err != nil {
+		return err
+	}
+	lg, _ := engine.League(b.o.leagueID)
+	lib := libTarget{engine: engine, league: lg.ID}
+	res := settleResult{players: n}
+
+	ids := newIDSource(ns[len(ns)-3:], 's')
+	if res.join, err = load(ctx, "settle: join", n, b.o.loaders, b.out, func(ctx context.Context, w *worker, i int) error {
+		id := ids.id(int64(i))
+		return lib.join(ctx, w, id, playerName(id))
+	}); err != nil {
+		return err
+	}
+	// One score per player, 0..999, in batches of 100: a tenth of a percent
+	// stay at 0, which min_promote_score keeps from promoting.
+	const batch = 100
+	if res.scores, err = load(ctx, "settle: scores", (n+batch-1)/batch, b.o.loaders, b.out, func(ctx context.Context, w *worker, i int) error {
+		w.writes = w.writes[:0]
+		for p := i * batch; p < min(n, (i+1)*batch); p++ {
+			w.writes = append(w.writes, league.ScoreWrite{Player: ids.id(int64(p)), Value: w.rng.Int64N(1000)})
+		}
+		_, err := lib.scoreBatch(ctx, w, w.writes)
+		return err
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(b.out, "  set up: joins %s (%s/s), scores %s (%s/s)\n",
+		res.join.Round(time.Millisecond), thousands(float64(n)/res.join.Seconds()),
+		res.scores.Round(time.Millisecond), thousands(float64(n)/res.scores.Seconds()))
+
+	cur, err := engine.Current(lg.ID)
+	if err != nil {
+		return err
+	}
+	skew.Store(int64(time.Until(cur.End) + time.Second))
+
+	var mu sync.Mutex
+	marks := map[string]time.Time{} // when each step's (last) report came
+	began := time.Now()
+	sched := scheduler.New(engine, store, scheduler.WithLogger(b.log), scheduler.WithProgress(func(p scheduler.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		now := time.Now()
+		marks[p.Step] = now
+		fmt.Fprintf(b.out, "  settle %s: %-5s %s/%s players (%s)\n", p.Period.ID(), p.Step,
+			thousands(float64(p.Done)), thousands(float64(p.Total)), now.Sub(began).Round(time.Millisecond))
+	}))
+	st, err := sched.SettleNow(ctx, lg.ID, time.Time{})
+	res.total = time.Since(began)
+	if err != nil {
+		return err
+	}
+	mu.Lock()
+	marks[stepEnd] = began.Add(res.total)
+	res.steps = stepTimes(began, marks)
+	mu.Unlock()
+	if st.Status != league.StatusDone || st.Players != n {
+		return fmt.Errorf("settlement ended %s with %d players, want done with %d", st.Status, st.Players, n)
+	}
+	res.settlement = st
+	b.rep.settle = append(b.rep.settle, res)
+	fmt.Fprintln(b.out, res.summary())
+	return nil
+}
+
+func (r settleResult) rate() float64 { return float64(r.players) / r.total.Seconds() }
+
+func (r settleResult) summary() string {
+	var promoted, demoted, rewarded int
+	for _, t := range r.settlement.Tiers {
+		promoted, demoted, rewarded = promoted+t.Promoted, demoted+t.Demoted, rewarded+t.Rewarded
+	}
+	return fmt.Sprintf("settle: %s players in %s (%s players/s); %s promoted, %s demoted, %s rewarded",
+		thousands(float64(r.players)), r.total.Round(time.Millisecond), thousands(r.rate()),
+		thousands(float64(promoted)), thousands(float64(demoted)), thousands(float64(rewarded)))
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/internal/testsvc"
+)
+
+// TestSmoke runs every workload through every target briefly against the
+// real Redis and Postgres (REDIS_URL, DATABASE_URL; see internal/testsvc),
+// so CI catches a harness that no longer runs. It checks that each ran
+// without errors and cleaned up, not how fast.
+func TestSmoke(t *testing.T) {
+	o := smokeOptions()
+	o.workloads = allWorkloads
+	rep, out := smokeRun(t, o)
+	if got, want := len(rep.rows), 2*(len(liveWorkloads)-1)+1; got != want { // player runs through http only
+		t.Errorf("got %d workload rows, want %d", got, want)
+	}
+	for _, r := range rep.rows {
+		for _, m := range []*measurement{r.base, r.work} {
+			if m == nil {
+				t.Errorf("%s/%s: no baseline", r.workload, r.via)
+				continue
+			}
+			if m.units.Load() == 0 || m.latency.count() == 0 {
+				t.Errorf("%s: did nothing", m.label)
+			}
+			if n := m.errs.count(); n > 0 {
+				t.Errorf("%s: %d errors: %q", m.label, n, m.errs.messages())
+			}
+		}
+	}
+	if len(rep.memory) != 1 {
+		t.Fatalf("got %d memory results, want 1", len(rep.memory))
+	}
+	for _, kind := range []string{"b", "i", "r"} {
+		if k := rep.memory[0].kinds[kind]; k == nil || k.encoding != "listpack" {
+			t.Errorf("memory: %s keys: got %+v, want listpack-encoded keys", kindNames[kind], k)
+		}
+	}
+	if len(rep.settle) != 1 || rep.settle[0].settlement.Players != o.players[0] {
+		t.Errorf("settle: got %+v, want one settlement of %d players", rep.settle, o.players[0])
+	}
+	for _, want := range []string{"| join ", "| mix ", "### Memory per joined player", "### Settlement", "cleanup: unlinked"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	checkCleanedUp(t, rep.touched)
+}
+
+// TestSmokeOpenLoop runs score writes at a fixed rate: the send schedule
+// must hold and latency must count from it.
+func TestSmokeOpenLoop(t *testing.T) {
+	o := smokeOptions()
+	o.workloads, o.rate, o.duration = []string{"score"}, 200, 300*time.Millisecond
+	rep, out := smokeRun(t, o)
+	for _, r := range rep.rows {
+		if got := float64(r.work.latency.count()); got < 0.8*o.rate*o.duration.Seconds() || got > 1.2*o.rate*o.duration.Seconds()+float64(r.work.conc) {
+			t.Errorf("%s: %v requests at %v/s for %v", r.work.label, got, o.rate, o.duration)
+		}
+		if r.work.service.count() != r.work.latency.count() || r.work.service.quantile(0.5) > r.work.latency.quantile(0.5) {
+			t.Errorf("%s: service time should be counted for every request and be at most the latency", r.work.label)
+		}
+	}
+	if !strings.Contains(out, "| target/s |") {
+		t.Errorf("open-loop table lacks the target rate column")
+	}
+	checkCleanedUp(t, rep.touched)
+}
+
+func smokeOptions() options {
+	return options{
+		vias: allVias, players: []int{300}, concurrency: []int{4},
+		duration: 150 * time.Millisecond, batch: 20, baseline: true, autopipeline: true, loaders: 8,
+		redisURL: testsvc.RedisURL(), databaseURL: testsvc.DatabaseURL(),
+		leagueID: "weekly", timeout: time.Minute,
+	}
+}
+
+func smokeRun(t *testing.T, o options) (*report, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+	defer cancel()
+	out := &stampedWriter{began: time.Now()}
+	log := slog.New(slog.NewTextHandler(&testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rep, err := run(ctx, o, out, log)
+	rep.write(&out.buf)
+	t.Log(out.buf.String())
+	if err != nil {
+		t.Fatalf("run: %v (is Redis at %s and Postgres at %s up? `make test` starts both)", err, o.redisURL, o.databaseURL)
+	}
+	return rep, out.buf.String()
+}
+
+// stampedWriter keeps the output with the time since the start on each
+// line, to show where a slow CI run spent its time.
+type stampedWriter struct {
+	began time.Time
+	buf   bytes.Buffer
+}
+
+func (w *stampedWriter) Write(p []byte) (int, error) {
+	fmt.Fprintf(&w.buf, "%6.2fs %s", time.Since(w.began).Seconds(), p)
+	return len(p), nil
+}
+
+// checkCleanedUp checks no key of the run's namespaces and none of its
+// schemas is left.
+func checkCleanedUp(t *testing.T, namespaces []string) {
+	t.Helper()
+	ctx := context.Background()
+	opt, _ := redis.ParseURL(testsvc.RedisURL())
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	conn, err := pgx.Connect(ctx, testsvc.DatabaseURL())
+	if err != nil {
+		t.Fatalf("postgres: %v", err)
+	}
+	defer conn.Close(ctx)
+	if len(namespaces) == 0 {
+		t.Fatal("the run reports no namespaces")
+	}
+	for _, ns := range namespaces {
+		left := 0
+		iter := rdb.Scan(ctx, 0, ns+":*", 10000).Iterator()
+		for iter.Next(ctx) {
+			left++
+		}
+		if err := iter.Err(); err != nil || left > 0 {
+			t.Errorf("namespace %s: %d keys left (%v)", ns, left, err)
+		}
+		var n int
+		schema := strings.ReplaceAll(ns, "-", "_")
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&n); err != nil || n > 0 {
+			t.Errorf("schema %s left behind (%v)", schema, err)
+		}
+	}
+}
+
+// testWriter sends the harness's warnings to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/league-engine/league/league"
+)
+
+// target is what a workload drives: the league package in this process
+// (lib.go) or the HTTP API of a leagued (http.go). Each call is one request
+// of the product; errors are the product's.
+type target interface {
+	join(ctx context.Context, w *worker, player, name string) error
+	score(ctx context.Context, w *worker, write league.ScoreWrite) error
+	// scoreBatch returns how many of the writes failed; err is the
+	// request's own failure, or a sample of the writes' errors.
+	scoreBatch(ctx context.Context, w *worker, writes []league.ScoreWrite) (failed int, err error)
+	standing(ctx context.Context, w *worker, player string) error
+	board(ctx context.Context, w *worker, id league.BoardID) error
+}
+
+// worker is one load-generating goroutine's state: its random numbers and
+// buffers it reuses from request to request, so the load generator
+// allocates little.
+type worker struct {
+	rng    *rand.Rand
+	body   []byte       // a request body being built
+	resp   bytes.Buffer // a response body read back
+	writes []league.ScoreWrite
+	timer  *time.Timer // open loop: waits for the scheduled send time
+}
+
+func newWorker(seed uint64, id int) *worker {
+	return &worker{rng: rand.New(rand.NewPCG(seed, uint64(id)))}
+}
