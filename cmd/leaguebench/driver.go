@@ -91,6 +91,7 @@ func drive(ctx context.Context, s spec, d time.Duration, fn op, m *measurement) 
 	for i := range s.conc {
 		w := newWorker(s.seed, i)
 		wg.Go(func() {
+			defer w.close()
 			for opCtx.Err() == nil {
 				var sched time.Time
 				if s.rate > 0 {

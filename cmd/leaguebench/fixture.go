@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
@@ -70,7 +71,11 @@ func (b *bench) newFixture(ctx context.Context, players int) (f *fixture, err er
 		}
 		url = f.server.url
 	}
-	ht := newHTTPTarget(newHTTPClient(b.inFlight), url, lg.ID, b.o.apiKey)
+	var client *http.Client // nil: the wire client
+	if b.o.netHTTP {
+		client = newHTTPClient(b.inFlight)
+	}
+	ht := newHTTPTarget(client, url, lg.ID, b.o.apiKey)
 	f.targets["http"] = ht
 	if inProcess {
 		f.pops["http"] = f.pops["lib"] // one engine: the same players

@@ -16,9 +16,11 @@ import (
 
 // httpTarget calls the API of a leagued: the product as game servers see it.
 type httpTarget struct {
-	client *http.Client
-	base   string // <url>/v1/leagues/<league>
+	client *http.Client // nil: the wire client (wire.go)
+	base   string       // <url>/v1/leagues/<league>
 	apiKey string
+	host   string // for the wire client: Host and the path prefix of base
+	prefix string
 }
 
 // newHTTPClient keeps one idle connection per request in flight, so every
@@ -43,6 +45,16 @@ func newHTTPTarget(client *http.Client, baseURL, leagueID, apiKey string) *httpT
 // do sends a request and reads the reply into w.resp; any status but 200
 // is an error carrying the start of the reply.
 func (t *httpTarget) do(ctx context.Context, w *worker, method, path string, body []byte) error {
+	if t.client == nil {
+		status, err := t.wire(ctx, w, method, path, body)
+		if err == errClosed {
+			err = nil
+		}
+		if err == nil && status != http.StatusOK {
+			return fmt.Errorf("HTTP %d: %s", status, clip(w.resp.Bytes(), 300))
+		}
+		return err
+	}
 	var rd io.Reader = http.NoBody
 	if body != nil {
 		rd = bytes.NewReader(body) // sets ContentLength
@@ -157,6 +169,7 @@ type leagueSummary struct {
 func (t *httpTarget) summary(ctx context.Context) (leagueSummary, error) {
 	var s leagueSummary
 	w := &worker{}
+	defer w.close()
 	if err := t.do(ctx, w, http.MethodGet, "", nil); err != nil {
 		return s, err
 	}

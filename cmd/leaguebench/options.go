@@ -27,7 +27,8 @@ type options struct {
 	// the definition, unless baselineAP sends it autopipelined too.
 	autopipeline bool
 	baselineAP   bool
-	loaders      int // goroutines that join players before a measurement
+	netHTTP      bool // load through net/http's client instead of wire.go's
+	loaders      int  // goroutines that join players before a measurement
 
 	redisURL    string
 	databaseURL string
@@ -89,6 +90,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.IntVar(&o.batch, "batch", 100, "score writes per batch request")
 	fs.BoolVar(&o.baseline, "baseline", true, "measure the plain-Redis baseline of each workload")
 	fs.BoolVar(&o.autopipeline, "autopipeline", false, "open the engine with league.WithAutoPipeline (off by default, as in the engine)")
+	fs.BoolVar(&o.netHTTP, "net-http-client", false, "send HTTP load through net/http's client instead of the lean keep-alive client (wire.go), for comparison")
 	fs.BoolVar(&o.baselineAP, "baseline-autopipelined", false, "send the EVALSHA baseline through go-redis's autopipeliner instead of one round trip each")
 	fs.IntVar(&o.loaders, "loaders", 64, "goroutines that join players (and write settle's scores) before measuring")
 	fs.StringVar(&o.httpURL, "http", "", "base URL of a running leagued (default: start one in-process on 127.0.0.1:0)")

@@ -51,6 +51,7 @@ func load(ctx context.Context, what string, n, loaders int, progress io.Writer, 
 	for g := range min(loaders, n) {
 		w := newWorker(uint64(began.UnixNano()), g)
 		wg.Go(func() {
+			defer w.close()
 			for ctx.Err() == nil {
 				i := next.Add(1) - 1
 				if i >= int64(n) {

@@ -31,6 +31,16 @@ type worker struct {
 	resp   bytes.Buffer // a response body read back
 	writes []league.ScoreWrite
 	timer  *time.Timer // open loop: waits for the scheduled send time
+	conn   *wireConn   // the HTTP connection of the wire client
+	num    [20]byte    // scratch for formatting numbers
+}
+
+// close closes the worker's HTTP connection, if it has one.
+func (w *worker) close() {
+	if w.conn != nil {
+		w.conn.conn.Close()
+		w.conn = nil
+	}
 }
 
 func newWorker(seed uint64, id int) *worker {
