@@ -12,8 +12,9 @@ import (
 	"github.com/league-engine/league/league"
 )
 
-// The benchmarks run against the real Redis (REDIS_URL) in parallel
-// (RunParallel, GOMAXPROCS goroutines, -cpu to change). Each engine
+// The benchmarks run against the real Redis (REDIS_URL) in parallel: 16
+// goroutines per GOMAXPROCS (32 on a 2-core box, the concurrency of the
+// BENCHMARKS.md runs). Each engine
 // operation is compared with BenchmarkBaselineEvalSha, a trivial script in the
 // same run: one round trip with nothing to do, the floor for an operation
 // that costs one round trip.
@@ -38,6 +39,7 @@ func BenchmarkBaselineEvalSha(b *testing.B) {
 	}
 	key := ns + ":k"
 	b.ResetTimer()
+	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if err := s.EvalSha(ctx, rdb, []string{key}).Err(); err != nil && err != redis.Nil {
@@ -51,6 +53,7 @@ func BenchmarkBaselineEvalSha(b *testing.B) {
 func BenchmarkJoin(b *testing.B) {
 	f := benchFixture(b)
 	b.ResetTimer()
+	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			id := fmt.Sprintf("player%09d", benchSeq.Add(1))
@@ -79,6 +82,7 @@ func BenchmarkScore(b *testing.B) {
 	f := benchFixture(b)
 	ids := benchPlayers(b, f, 1000)
 	b.ResetTimer()
+	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			i := benchSeq.Add(1)
@@ -95,6 +99,7 @@ func BenchmarkScoreBatch100(b *testing.B) {
 	f := benchFixture(b)
 	ids := benchPlayers(b, f, 1000)
 	b.ResetTimer()
+	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		writes := make([]league.ScoreWrite, 100)
 		for pb.Next() {
@@ -115,6 +120,7 @@ func BenchmarkStanding(b *testing.B) {
 	f := benchFixture(b)
 	ids := benchPlayers(b, f, 1000)
 	b.ResetTimer()
+	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := f.engine.Standing(f.ctx, "weekly", ids[benchSeq.Add(1)%int64(len(ids))]); err != nil {
@@ -130,6 +136,7 @@ func BenchmarkBoard(b *testing.B) {
 	benchPlayers(b, f, 100)
 	id := league.BoardID{Tier: "bronze", N: 1}
 	b.ResetTimer()
+	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := f.engine.Board(f.ctx, "weekly", league.Period{}, id); err != nil {
@@ -149,6 +156,7 @@ func BenchmarkBaselineZRevRange100(b *testing.B) {
 		rdb.ZAdd(ctx, key, redis.Z{Score: float64(i), Member: fmt.Sprintf("player%06d", i)})
 	}
 	b.ResetTimer()
+	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if err := rdb.ZRevRangeWithScores(ctx, key, 0, 99).Err(); err != nil {
