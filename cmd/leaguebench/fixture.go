@@ -75,7 +75,10 @@ func (b *bench) newFixture(ctx context.Context, players int) (f *fixture, err er
 	if b.o.netHTTP {
 		client = newHTTPClient(b.inFlight)
 	}
-	ht := newHTTPTarget(client, url, lg.ID, b.o.apiKey)
+	ht, err := newHTTPTarget(client, url, lg.ID, b.o.apiKey)
+	if err != nil {
+		return f, err
+	}
 	f.targets["http"] = ht
 	if inProcess {
 		f.pops["http"] = f.pops["lib"] // one engine: the same players

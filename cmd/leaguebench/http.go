@@ -19,7 +19,7 @@ type httpTarget struct {
 	client *http.Client // nil: the wire client (wire.go)
 	base   string       // <url>/v1/leagues/<league>
 	apiKey string
-	host   string // for the wire client: Host and the path prefix of base
+	host   string // for the wire client: the host:port and path of base
 	prefix string
 }
 
@@ -38,8 +38,14 @@ func newHTTPClient(inFlight int) *http.Client {
 	}
 }
 
-func newHTTPTarget(client *http.Client, baseURL, leagueID, apiKey string) *httpTarget {
-	return &httpTarget{client: client, base: baseURL + "/v1/leagues/" + url.PathEscape(leagueID), apiKey: apiKey}
+func newHTTPTarget(client *http.Client, baseURL, leagueID, apiKey string) (*httpTarget, error) {
+	t := &httpTarget{client: client, base: baseURL + "/v1/leagues/" + url.PathEscape(leagueID), apiKey: apiKey}
+	u, err := url.Parse(t.base)
+	if err != nil {
+		return nil, fmt.Errorf("HTTP target %q: %w", baseURL, err)
+	}
+	t.host, t.prefix = u.Host, u.EscapedPath()
+	return t, nil
 }
 
 // do sends a request and reads the reply into w.resp; any status but 200

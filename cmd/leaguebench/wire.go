@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"strconv"
 	"time"
 )
@@ -30,17 +29,12 @@ type wireConn struct {
 // again after an error) and reads the reply body into w.resp.
 func (t *httpTarget) wire(ctx context.Context, w *worker, method, path string, body []byte) (int, error) {
 	if w.conn == nil {
-		u, err := url.Parse(t.base)
-		if err != nil {
-			return 0, err
-		}
 		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", u.Host)
+		c, err := d.DialContext(ctx, "tcp", t.host)
 		if err != nil {
 			return 0, err
 		}
 		w.conn = &wireConn{conn: c, r: bufio.NewReaderSize(c, 32<<10), w: bufio.NewWriterSize(c, 8<<10)}
-		t.host, t.prefix = u.Host, u.Path
 	}
 	c := w.conn
 	deadline := time.Now().Add(30 * time.Second)
