@@ -5,6 +5,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -304,6 +305,22 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 			} else {
 				*o.keys = append(*o.keys, k)
 			}
+		}
+	}
+	return nil
+}
+
+// CheckStore runs CheckRemovedTiers for every league against the players the
+// store holds: leagued refuses to start, and leaguectl config check fails,
+// on a ladder that would strand players.
+func (c *Config) CheckStore(ctx context.Context, store league.Store) error {
+	for _, l := range c.Leagues {
+		pop, err := store.Populations(ctx, l.ID)
+		if err != nil {
+			return fmt.Errorf("league %q: reading tier populations: %w", l.ID, err)
+		}
+		if err := CheckRemovedTiers(l, pop); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/league-engine/league/inmem"
+	"github.com/league-engine/league/league"
 )
 
 func TestLoadRepoConfig(t *testing.T) {
@@ -105,5 +108,33 @@ func TestCheckRemovedTiers(t *testing.T) {
 	err := CheckRemovedTiers(l, map[string]int{"low": 5, "mid": 3})
 	if err == nil || !strings.Contains(err.Error(), "mid (3 players)") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// TestCheckStore: a config whose ladder lost a tier that settled players
+// still hold is refused.
+func TestCheckStore(t *testing.T) {
+	ctx := t.Context()
+	store := inmem.New()
+	start := time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
+	st, err := store.BeginSettlement(ctx, league.Settlement{League: "lg", Period: start, PeriodEnd: start.AddDate(0, 0, 7)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = store.WriteOutcomes(ctx, st, []league.Outcome{
+		{Player: "a", TierBefore: "low", TierAfter: "mid", Board: 1, Rank: 1, Score: 9},
+		{Player: "b", TierBefore: "low", TierAfter: "low", Board: 1, Rank: 2, Score: 1},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := Parse([]byte(good)) // tiers low and high: mid is gone
+	err = c.CheckStore(ctx, store)
+	if err == nil || !strings.Contains(err.Error(), `league "lg": tiers: removed tiers still hold players: mid (1 players)`) {
+		t.Fatalf("CheckStore: %v", err)
+	}
+	withMid, _ := Parse([]byte(strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2}\n      - {id: mid}", 1)))
+	if err := withMid.CheckStore(ctx, store); err != nil {
+		t.Fatalf("CheckStore with mid kept: %v", err)
 	}
 }

@@ -182,17 +182,10 @@ func (s *Store) WriteOutcomes(_ context.Context, st league.Settlement, outcomes 
 	return nil
 }
 
-// next is the status each status moves on to.
-var next = map[league.SettlementStatus]league.SettlementStatus{
-	league.StatusStarted: league.StatusWritten,
-	league.StatusWritten: league.StatusApplied,
-	league.StatusApplied: league.StatusDone,
-}
-
 // Advance moves a settlement from one status to the next.
 func (s *Store) Advance(_ context.Context, lg string, period time.Time, from, to league.SettlementStatus) error {
-	if want, ok := next[from]; !ok || to != want {
-		return &league.Error{Code: league.Invalid, Field: "to", Message: "a settlement moves one step at a time, not from " + string(from) + " to " + string(to)}
+	if err := league.CheckStep(from, to); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

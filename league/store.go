@@ -72,6 +72,34 @@ const (
 	StatusDone SettlementStatus = "done"
 )
 
+// Next returns the status a settlement moves to from s, and false for
+// StatusDone (or an unknown status): the state machine has one path.
+func (s SettlementStatus) Next() (SettlementStatus, bool) {
+	switch s {
+	case StatusStarted:
+		return StatusWritten, true
+	case StatusWritten:
+		return StatusApplied, true
+	case StatusApplied:
+		return StatusDone, true
+	}
+	return "", false
+}
+
+// CheckStep returns an Invalid error unless to is the status after from:
+// stores refuse a move that skips a step before touching anything.
+func CheckStep(from, to SettlementStatus) error {
+	want, ok := from.Next()
+	if !ok {
+		return fieldError("from", "a settlement moves on from %s, %s or %s, not from %q",
+			StatusStarted, StatusWritten, StatusApplied, from)
+	}
+	if to != want {
+		return fieldError("to", "a settlement moves from %s to %s, not to %q", from, want, to)
+	}
+	return nil
+}
+
 // Settlement is the record of one period's settlement.
 type Settlement struct {
 	League     string

@@ -63,22 +63,11 @@ func (s *Store) Settlements(ctx context.Context, leagueID string, limit int) ([]
 	return out, storeError("settlements", err)
 }
 
-// next is the settlement state machine: each status and the one after it.
-var next = map[league.SettlementStatus]league.SettlementStatus{
-	league.StatusStarted: league.StatusWritten,
-	league.StatusWritten: league.StatusApplied,
-	league.StatusApplied: league.StatusDone,
-}
-
 // Advance moves a settlement from one status to the next, recording the
 // finish time with StatusDone.
 func (s *Store) Advance(ctx context.Context, leagueID string, period time.Time, from, to league.SettlementStatus) error {
-	if want, ok := next[from]; !ok || to != want {
-		if !ok {
-			return invalid("from", "a settlement moves on from %s, %s or %s, not from %q",
-				league.StatusStarted, league.StatusWritten, league.StatusApplied, from)
-		}
-		return invalid("to", "a settlement moves from %s to %s, not to %q", from, want, to)
+	if err := league.CheckStep(from, to); err != nil {
+		return err
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE settlements
 		SET status = $4, finished_at = CASE WHEN $4 = 'done' THEN now() END

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"text/tabwriter"
 	"time"
 
 	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/internal/connect"
-	"log/slog"
 )
 
 // configCheck validates a config file and prints what each league will do.
@@ -56,14 +56,8 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		defer closeStore()
-		for _, l := range cfg.Leagues {
-			pop, err := store.Populations(ctx, l.ID)
-			if err != nil {
-				return err
-			}
-			if err := config.CheckRemovedTiers(l, pop); err != nil {
-				return err
-			}
+		if err := cfg.CheckStore(ctx, store); err != nil {
+			return err
 		}
 		fmt.Fprintln(out, "tiers checked against the players in DATABASE_URL")
 	}

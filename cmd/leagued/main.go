@@ -63,14 +63,8 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	defer closeStore()
-	for _, l := range cfg.Leagues {
-		pop, err := store.Populations(ctx, l.ID)
-		if err != nil {
-			return fmt.Errorf("league %q: reading tier populations: %w", l.ID, err)
-		}
-		if err := config.CheckRemovedTiers(l, pop); err != nil {
-			return err
-		}
+	if err := cfg.CheckStore(ctx, store); err != nil {
+		return err
 	}
 
 	engine, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(cfg.Namespace), league.WithLogger(log))
