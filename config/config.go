@@ -27,7 +27,11 @@ type Config struct {
 	APIKeys    []string
 	AdminKeys  []string
 	Namespace  string // first part of every Redis key
-	Settlement Settlement
+	// AutoPipeline runs single engine calls through go-redis's autopipeliner
+	// (league.WithAutoPipeline): more throughput at saturation, higher
+	// latency at moderate load (BENCHMARKS.md). Off by default.
+	AutoPipeline bool
+	Settlement   Settlement
 	Leagues    []*league.League
 }
 
@@ -57,7 +61,8 @@ type file struct {
 		AdminKeys []string `yaml:"admin_keys"`
 	} `yaml:"server"`
 	Redis struct {
-		Namespace string `yaml:"namespace"`
+		Namespace    string `yaml:"namespace"`
+		AutoPipeline bool   `yaml:"autopipeline"`
 	} `yaml:"redis"`
 	Settlement struct {
 		Poll         duration `yaml:"poll"`
@@ -121,7 +126,8 @@ func Parse(b []byte) (*Config, error) {
 		Listen:    f.Server.Listen,
 		APIKeys:   f.Server.APIKeys,
 		AdminKeys: f.Server.AdminKeys,
-		Namespace: f.Redis.Namespace,
+		Namespace:    f.Redis.Namespace,
+		AutoPipeline: f.Redis.AutoPipeline,
 		Settlement: Settlement{
 			Poll:         time.Duration(f.Settlement.Poll),
 			HistoryLimit: f.Settlement.HistoryLimit,

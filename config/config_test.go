@@ -138,3 +138,10 @@ func TestCheckStore(t *testing.T) {
 		t.Fatalf("CheckStore with mid kept: %v", err)
 	}
 }
+
+func TestAutoPipelineSetting(t *testing.T) {
+	c, err := Parse([]byte("redis: {autopipeline: true}\n" + good))
+	if err != nil || !c.AutoPipeline {
+		t.Fatalf("autopipeline: %v %v", c.AutoPipeline, err)
+	}
+}

@@ -67,7 +67,8 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 
-	engine, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(cfg.Namespace), league.WithLogger(log))
+	engine, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(cfg.Namespace), league.WithLogger(log),
+		league.WithAutoPipeline(cfg.AutoPipeline))
 	if err != nil {
 		return err
 	}
