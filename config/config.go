@@ -23,16 +23,16 @@ import (
 
 // Config is a loaded, checked configuration.
 type Config struct {
-	Listen     string
-	APIKeys    []string
-	AdminKeys  []string
-	Namespace  string // first part of every Redis key
+	Listen    string
+	APIKeys   []string
+	AdminKeys []string
+	Namespace string // first part of every Redis key
 	// AutoPipeline runs single engine calls through go-redis's autopipeliner
 	// (league.WithAutoPipeline): more throughput at saturation, higher
 	// latency at moderate load (BENCHMARKS.md). Off by default.
 	AutoPipeline bool
 	Settlement   Settlement
-	Leagues    []*league.League
+	Leagues      []*league.League
 }
 
 // Settlement configures the scheduler.
@@ -123,9 +123,9 @@ func Parse(b []byte) (*Config, error) {
 		return nil, fmt.Errorf("yaml: %w", err)
 	}
 	c := &Config{
-		Listen:    f.Server.Listen,
-		APIKeys:   f.Server.APIKeys,
-		AdminKeys: f.Server.AdminKeys,
+		Listen:       f.Server.Listen,
+		APIKeys:      f.Server.APIKeys,
+		AdminKeys:    f.Server.AdminKeys,
 		Namespace:    f.Redis.Namespace,
 		AutoPipeline: f.Redis.AutoPipeline,
 		Settlement: Settlement{
