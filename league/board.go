@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -295,9 +294,4 @@ func splitReward(v string) (start, state, rest string) {
 	start, v, _ = strings.Cut(v, "|")
 	state, rest, _ = strings.Cut(v, "|")
 	return start, state, rest
-}
-
-// periodOf returns the period that starts at the given Unix second.
-func (lv *live) periodOf(start int64) (Period, error) {
-	return lv.Schedule.Containing(time.Unix(start, 0).UTC())
 }

@@ -210,6 +210,11 @@ func (e *Engine) periodAt(lv *live, t time.Time) (Period, Period) {
 	return pair[0], pair[1]
 }
 
+// periodOf returns the period that starts at the given Unix second.
+func (lv *live) periodOf(start int64) (Period, error) {
+	return lv.Schedule.Containing(time.Unix(start, 0).UTC())
+}
+
 // redisSaid learns from a WrongPeriod reply: Redis's clock is at ms, so the
 // period to use is the one holding ms, and our skew estimate moves there.
 func (e *Engine) redisSaid(lv *live, ms int64) (Period, Period) {
