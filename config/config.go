@@ -27,12 +27,12 @@ type Config struct {
 	APIKeys   []string
 	AdminKeys []string
 	Namespace string // first part of every Redis key
-	// AutoPipeline runs single engine calls through go-redis's autopipeliner
-	// (league.WithAutoPipeline): more throughput at saturation, higher
-	// latency at moderate load (BENCHMARKS.md). Off by default.
-	AutoPipeline bool
-	Settlement   Settlement
-	Leagues      []*league.League
+	// SharedRoundTrips is how many pipelines the engine keeps in flight for
+	// the single calls of concurrent requests (league.WithSharedRoundTrips);
+	// 0 sends each call on its own round trip.
+	SharedRoundTrips int
+	Settlement       Settlement
+	Leagues          []*league.League
 }
 
 // Settlement configures the scheduler.
@@ -51,6 +51,9 @@ const (
 	DefaultNamespace    = "league"
 	DefaultPoll         = 15 * time.Second
 	DefaultHistoryLimit = 10
+	// MaxSharedRoundTrips bounds redis.shared_round_trips: more pipelines
+	// than connections in the pool would only queue for connections.
+	MaxSharedRoundTrips = 64
 )
 
 // file mirrors config.yaml.
@@ -61,8 +64,11 @@ type file struct {
 		AdminKeys []string `yaml:"admin_keys"`
 	} `yaml:"server"`
 	Redis struct {
-		Namespace    string `yaml:"namespace"`
-		AutoPipeline bool   `yaml:"autopipeline"`
+		Namespace        string `yaml:"namespace"`
+		SharedRoundTrips *int  `yaml:"shared_round_trips"`
+		// AutoPipeline is the key shared_round_trips replaced; kept only to
+		// say so.
+		AutoPipeline *bool `yaml:"autopipeline"`
 	} `yaml:"redis"`
 	Settlement struct {
 		Poll         duration `yaml:"poll"`
@@ -127,7 +133,7 @@ func Parse(b []byte) (*Config, error) {
 		APIKeys:      f.Server.APIKeys,
 		AdminKeys:    f.Server.AdminKeys,
 		Namespace:    f.Redis.Namespace,
-		AutoPipeline: f.Redis.AutoPipeline,
+		SharedRoundTrips: league.DefaultSharedRoundTrips,
 		Settlement: Settlement{
 			Poll:         time.Duration(f.Settlement.Poll),
 			HistoryLimit: f.Settlement.HistoryLimit,
@@ -141,6 +147,15 @@ func Parse(b []byte) (*Config, error) {
 	}
 	if strings.ContainsAny(c.Namespace, "{}: ") {
 		return nil, fmt.Errorf("redis.namespace: %q must not contain braces, colons or spaces", c.Namespace)
+	}
+	if f.Redis.AutoPipeline != nil {
+		return nil, errors.New("redis.autopipeline: replaced by redis.shared_round_trips (pipelines in flight for concurrent calls, 0 = off; default 2)")
+	}
+	if n := f.Redis.SharedRoundTrips; n != nil {
+		if *n < 0 || *n > MaxSharedRoundTrips {
+			return nil, fmt.Errorf("redis.shared_round_trips: %d is outside 0..%d (0 sends every call on its own round trip)", *n, MaxSharedRoundTrips)
+		}
+		c.SharedRoundTrips = *n
 	}
 	if c.Settlement.Poll == 0 {
 		c.Settlement.Poll = DefaultPoll

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -139,9 +140,24 @@ func TestCheckStore(t *testing.T) {
 	}
 }
 
-func TestAutoPipelineSetting(t *testing.T) {
-	c, err := Parse([]byte("redis: {autopipeline: true}\n" + good))
-	if err != nil || !c.AutoPipeline {
-		t.Fatalf("autopipeline: %v %v", c.AutoPipeline, err)
+func TestSharedRoundTrips(t *testing.T) {
+	c, err := Parse([]byte(good))
+	if err != nil || c.SharedRoundTrips != league.DefaultSharedRoundTrips {
+		t.Fatalf("default: got %d, %v; want %d", c.SharedRoundTrips, err, league.DefaultSharedRoundTrips)
+	}
+	for _, n := range []int{0, 1, 64} {
+		c, err := Parse([]byte(fmt.Sprintf("redis: {shared_round_trips: %d}\n%s", n, good)))
+		if err != nil || c.SharedRoundTrips != n {
+			t.Fatalf("shared_round_trips %d: got %d, %v", n, c.SharedRoundTrips, err)
+		}
+	}
+	for yaml, want := range map[string]string{
+		"redis: {shared_round_trips: -1}\n": "redis.shared_round_trips: -1 is outside 0..64",
+		"redis: {shared_round_trips: 65}\n": "redis.shared_round_trips: 65 is outside 0..64",
+		"redis: {autopipeline: true}\n":     "redis.autopipeline: replaced by redis.shared_round_trips",
+	} {
+		if _, err := Parse([]byte(yaml + good)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want an error saying %q", yaml, err, want)
+		}
 	}
 }

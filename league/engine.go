@@ -20,15 +20,15 @@ import (
 // the Redis side of settlement. It is safe for concurrent use; any number of
 // engines (processes) may share one Redis.
 type Engine struct {
-	rdb          redis.UniversalClient
-	single       redis.Scripter // runs one script per call: rdb, or its autopipeliner
-	ns           string
-	clock        func() time.Time // nil: Redis's clock decides
-	log          *slog.Logger
-	leagues      map[string]*live
-	ids          []string
-	autoPipeline bool
-	names        nameCache
+	rdb     redis.UniversalClient
+	ns      string
+	clock   func() time.Time // nil: Redis's clock decides
+	log     *slog.Logger
+	leagues map[string]*live
+	ids     []string
+	shared  int        // pipelines the coalescer keeps in flight; 0: none
+	co      *coalescer // nil: every single call is its own round trip
+	names   nameCache
 	// skew is Redis's clock minus ours in ms, learned from replies, so the
 	// period we guess before asking Redis is right even on a skewed host.
 	skew atomic.Int64
@@ -55,14 +55,16 @@ func WithNamespace(ns string) Option { return func(e *Engine) { e.ns = ns } }
 // boundaries without sleeping; production leaves Redis's clock in charge.
 func WithClock(now func() time.Time) Option { return func(e *Engine) { e.clock = now } }
 
-// WithAutoPipeline runs single calls (a join, a write, a standing) through
-// go-redis's (experimental) autopipeliner: calls from concurrent goroutines
-// share round trips, so Redis spends less CPU per call on socket reads and
-// writes. Measured here (BENCHMARKS.md) it lowers Redis CPU per score write
-// by about a sixth but raises median latency at moderate load several
-// times, so it is off by default: turn it on for throughput-bound
-// deployments. Only for a *redis.Client (not Cluster).
-func WithAutoPipeline(on bool) Option { return func(e *Engine) { e.autoPipeline = on } }
+// WithSharedRoundTrips lets the single calls (a join, a write, a standing)
+// of concurrent goroutines share round trips to Redis: at most n pipelines
+// are in flight, and calls that arrive while all n are busy go together in
+// the next one (see coalescer). A call never waits for others, so an idle
+// engine sends plain round trips; at load Redis spends far less CPU per
+// call (BENCHMARKS.md). n = 0 sends every call on its own.
+func WithSharedRoundTrips(n int) Option { return func(e *Engine) { e.shared = n } }
+
+// DefaultSharedRoundTrips is the engine's default for WithSharedRoundTrips.
+const DefaultSharedRoundTrips = 2
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
@@ -70,24 +72,18 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 // Open prepares the leagues on Redis: loads the scripts and settles each
 // tier's code. The leagues must have passed Init.
 func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opts ...Option) (*Engine, error) {
-	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: make(map[string]*live, len(leagues))}
+	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: make(map[string]*live, len(leagues)), shared: DefaultSharedRoundTrips}
 	for _, o := range opts {
 		o(e)
 	}
 	if strings.ContainsAny(e.ns, "{}") || e.ns == "" {
 		return nil, fmt.Errorf("league: namespace %q must be non-empty and free of braces", e.ns)
 	}
-	e.single = rdb
-	if c, ok := rdb.(*redis.Client); ok && e.autoPipeline {
-		// Unordered: the calls of different goroutines are independent; each
-		// goroutine still waits for its own call's reply before the next.
-		ap, err := c.AutoPipelineWithOptions(&redis.AutoPipelineOptions{
-			MaxBatchSize: 64, MaxConcurrentBatches: 4, Unordered: true,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("league: autopipeline: %w", err)
-		}
-		e.single = ap
+	if e.shared < 0 {
+		return nil, fmt.Errorf("league: %d shared round trips; want 0 (off) or more", e.shared)
+	}
+	if e.shared > 0 {
+		e.co = newCoalescer(rdb, e.shared)
 	}
 	if err := loadScripts(ctx, rdb); err != nil {
 		return nil, internal("load scripts", err)
@@ -135,6 +131,23 @@ func (e *Engine) tierCodes(ctx context.Context, lv *live) error {
 		lv.index[int(c)] = i
 	}
 	return nil
+}
+
+// run runs one call of script: through the coalescer, or as its own round
+// trip.
+func (e *Engine) run(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
+	if e.co == nil {
+		return script.Run(ctx, e.rdb, keys, args...)
+	}
+	return e.co.do(&call{ctx: ctx, script: script, keys: keys, args: args})
+}
+
+// runRO is run for a read-only script (EVALSHA_RO, which replicas may serve).
+func (e *Engine) runRO(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
+	if e.co == nil {
+		return script.RunRO(ctx, e.rdb, keys, args...)
+	}
+	return e.co.do(&call{ctx: ctx, script: script, ro: true, keys: keys, args: args})
 }
 
 // League returns a configured league.

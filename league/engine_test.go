@@ -1,8 +1,10 @@
 package league_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -290,83 +292,93 @@ func checkErr(t *testing.T, what string, err, want error, field string) {
 
 func TestRacingDuplicateJoins(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
-		f := newFixture(t, b)
-		f.join("before")
-		var wg sync.WaitGroup
-		got := make([]league.Placement, 50)
-		for i := range got {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				got[i] = f.join("racer")
-			}()
-		}
-		wg.Wait()
-		fresh := 0
-		for _, p := range got {
-			if p.Board != got[0].Board || p.Slot != got[0].Slot || p.Slot != 2 {
-				t.Fatalf("placements differ: %+v vs %+v", p, got[0])
-			}
-			if !p.Rejoined {
-				fresh++
-			}
-		}
-		if fresh != 1 {
-			t.Fatalf("%d joins placed the racer, want exactly 1", fresh)
-		}
-		pop, _ := f.engine.Populations(f.ctx, "weekly", league.Period{})
-		if pop["bronze"] != 2 {
-			t.Fatalf("bronze population %d, want 2", pop["bronze"])
+		for _, mode := range roundTripModes {
+			t.Run(mode.name, func(t *testing.T) { racingDuplicateJoins(t, newFixtureWith(t, b, mode.opts)) })
 		}
 	})
 }
 
+func racingDuplicateJoins(t *testing.T, f *fixture) {
+	f.join("before")
+	var wg sync.WaitGroup
+	got := make([]league.Placement, 50)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = f.join("racer")
+		}()
+	}
+	wg.Wait()
+	fresh := 0
+	for _, p := range got {
+		if p.Board != got[0].Board || p.Slot != got[0].Slot || p.Slot != 2 {
+			t.Fatalf("placements differ: %+v vs %+v", p, got[0])
+		}
+		if !p.Rejoined {
+			fresh++
+		}
+	}
+	if fresh != 1 {
+		t.Fatalf("%d joins placed the racer, want exactly 1", fresh)
+	}
+	pop, _ := f.engine.Populations(f.ctx, "weekly", league.Period{})
+	if pop["bronze"] != 2 {
+		t.Fatalf("bronze population %d, want 2", pop["bronze"])
+	}
+}
+
 func TestIdempotentRetriesUnderConcurrency(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
-		f := newFixture(t, b)
-		f.join("a")
-		f.join("b")
-		var wg sync.WaitGroup
-		results := make([]league.ScoreResult, 40)
-		errs := make([]error, 40)
-		for i := range results {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				// 20 retries of one request and 20 of another, interleaved
-				id := fmt.Sprint("req-", i%2)
-				results[i], errs[i] = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: 7, RequestID: id})
-			}()
-		}
-		wg.Wait()
-		firsts := 0
-		for i, r := range results {
-			testsvc.Must(t, errs[i], "write %d", i)
-			if !r.Replayed {
-				firsts++
-				continue
-			}
-		}
-		if firsts != 2 {
-			t.Fatalf("%d writes applied, want 2 (one per request id)", firsts)
-		}
-		s, _ := f.engine.Standing(f.ctx, "weekly", "a")
-		if s.Score != 14 {
-			t.Fatalf("score %d, want 14", s.Score)
-		}
-		// A retry returns the stored result, not today's: b overtakes a,
-		// then a's retry still reports rank 1 and a's score at the time.
-		f.score("b", 100)
-		r, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: 7, RequestID: "req-0"})
-		testsvc.Must(t, err, "retry")
-		if !r.Replayed || r.Rank != 1 || (r.Score != 7 && r.Score != 14) {
-			t.Fatalf("retry got %+v, want the first result (rank 1)", r)
-		}
-		_, err = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "b", Value: 7, RequestID: "req-0"})
-		if !errors.Is(err, league.ErrConflict) {
-			t.Fatalf("request id reused by another player: %v, want conflict", err)
+		for _, mode := range roundTripModes {
+			t.Run(mode.name, func(t *testing.T) { idempotentRetries(t, newFixtureWith(t, b, mode.opts)) })
 		}
 	})
+}
+
+func idempotentRetries(t *testing.T, f *fixture) {
+	f.join("a")
+	f.join("b")
+	var wg sync.WaitGroup
+	results := make([]league.ScoreResult, 40)
+	errs := make([]error, 40)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// 20 retries of one request and 20 of another, interleaved
+			id := fmt.Sprint("req-", i%2)
+			results[i], errs[i] = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: 7, RequestID: id})
+		}()
+	}
+	wg.Wait()
+	firsts := 0
+	for i, r := range results {
+		testsvc.Must(t, errs[i], "write %d", i)
+		if !r.Replayed {
+			firsts++
+			continue
+		}
+	}
+	if firsts != 2 {
+		t.Fatalf("%d writes applied, want 2 (one per request id)", firsts)
+	}
+	s, _ := f.engine.Standing(f.ctx, "weekly", "a")
+	if s.Score != 14 {
+		t.Fatalf("score %d, want 14", s.Score)
+	}
+	// A retry returns the stored result, not today's: b overtakes a,
+	// then a's retry still reports rank 1 and a's score at the time.
+	f.score("b", 100)
+	r, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: 7, RequestID: "req-0"})
+	testsvc.Must(t, err, "retry")
+	if !r.Replayed || r.Rank != 1 || (r.Score != 7 && r.Score != 14) {
+		t.Fatalf("retry got %+v, want the first result (rank 1)", r)
+	}
+	_, err = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "b", Value: 7, RequestID: "req-0"})
+	if !errors.Is(err, league.ErrConflict) {
+		t.Fatalf("request id reused by another player: %v, want conflict", err)
+	}
 }
 
 func TestBatchScoresAndStandings(t *testing.T) {
@@ -431,4 +443,12 @@ func TestBoardNamesOfNewJoiners(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestOpenRefusesNegativeSharedRoundTrips(t *testing.T) {
+	rdb, _ := testsvc.Mini(t)
+	_, err := league.Open(context.Background(), rdb, []*league.League{testLeague(t)}, league.WithSharedRoundTrips(-1))
+	if err == nil || !strings.Contains(err.Error(), "shared round trips") {
+		t.Fatalf("Open with -1 shared round trips: %v, want an error saying so", err)
+	}
 }

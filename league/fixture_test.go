@@ -84,12 +84,18 @@ type fixture struct {
 // start of the week of monday.
 func newFixture(tb testing.TB, b testsvc.Backend, edit ...func(*league.League)) *fixture {
 	tb.Helper()
+	return newFixtureWith(tb, b, nil, edit...)
+}
+
+// newFixtureWith is newFixture with more engine options.
+func newFixtureWith(tb testing.TB, b testsvc.Backend, opts []league.Option, edit ...func(*league.League)) *fixture {
+	tb.Helper()
 	ns := testsvc.Namespace(tb)
 	f := &fixture{tb: tb, ctx: context.Background(), ns: ns, clock: newClock(monday.Add(time.Hour))}
 	f.rdb = b.New(tb, ns)
 	f.league = testLeague(tb, edit...)
 	e, err := league.Open(f.ctx, f.rdb, []*league.League{f.league},
-		league.WithNamespace(ns), league.WithClock(f.clock.now))
+		append([]league.Option{league.WithNamespace(ns), league.WithClock(f.clock.now)}, opts...)...)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}
@@ -200,6 +206,16 @@ func mapString(m map[string]string) string {
 		s += k + "=" + m[k] + ","
 	}
 	return s
+}
+
+// roundTripModes are the engine's two ways of sending single calls: shared
+// round trips (the default) and one round trip each.
+var roundTripModes = []struct {
+	name string
+	opts []league.Option
+}{
+	{"shared", nil},
+	{"plain", []league.Option{league.WithSharedRoundTrips(0)}},
 }
 
 func forEachBackend(t *testing.T, fn func(t *testing.T, b testsvc.Backend)) {

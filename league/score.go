@@ -48,7 +48,7 @@ func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (Scor
 	p, prev := e.current(lv)
 	for attempt := 0; attempt < 3; attempt++ {
 		ks, args := e.scoreArgs(lv, p, prev, w)
-		reply, err := scripts.Score.Run(ctx, e.single, ks, args...).Slice()
+		reply, err := e.run(ctx, scripts.Score, ks, args...).Slice()
 		if err != nil {
 			return ScoreResult{}, internal("score", err)
 		}
@@ -186,30 +186,20 @@ func (e *Engine) ScoreBatch(ctx context.Context, leagueID string, writes []Score
 }
 
 // pipeline runs n calls of script in one round trip; args gives the KEYS and
-// ARGV of call j. A pipeline only sends EVALSHA, so if the server lost its
-// script cache (a restart, SCRIPT FLUSH) the scripts are loaded again and
-// the pipeline resent once. Errors of single commands stay in their Cmd.
+// ARGV of call j. Errors of single commands stay in their Cmd; the error is
+// the round trip's own.
 func (e *Engine) pipeline(ctx context.Context, script *redis.Script, n int, args func(j int) ([]string, []any)) ([]*redis.Cmd, error) {
-	for attempt := 0; ; attempt++ {
-		pipe := e.rdb.Pipeline()
-		cmds := make([]*redis.Cmd, n)
-		for j := range cmds {
-			ks, as := args(j)
-			cmds[j] = script.EvalSha(ctx, pipe, ks, as...)
-		}
-		_, err := pipe.Exec(ctx)
-		if err == nil {
-			return cmds, nil
-		}
-		if redis.HasErrorPrefix(err, "NOSCRIPT") && attempt == 0 {
-			if err := loadScripts(ctx, e.rdb); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if _, reply := err.(redis.Error); reply && !isUnavailable(err) {
-			return cmds, nil // a command's own error reply; it stays in its Cmd
-		}
+	calls := make([]*call, n)
+	for j := range calls {
+		ks, as := args(j)
+		calls[j] = &call{ctx: ctx, script: script, keys: ks, args: as}
+	}
+	if err := evalPipelined(ctx, e.rdb, calls); err != nil {
 		return nil, err
 	}
+	cmds := make([]*redis.Cmd, n)
+	for j, c := range calls {
+		cmds[j] = c.cmd
+	}
+	return cmds, nil
 }

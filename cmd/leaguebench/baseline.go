@@ -14,10 +14,11 @@ import (
 // as the workload they stand beside, so their ratio holds on a noisy box.
 //
 // The EVALSHA is one plain round trip per call, as the targets define the
-// baseline; with -baseline-autopipelined it goes through the client's
-// autopipeliner instead (go-redis keeps one per client: with -autopipeline
-// that is the engine's own, with its settings). ZREVRANGE is always sent
-// alone.
+// baseline, even though the engine shares round trips between concurrent
+// calls (league.WithSharedRoundTrips): the ratio is against what Redis does
+// for callers that do not. With -baseline-autopipelined it goes through
+// go-redis's autopipeliner instead, to show what sharing does for a script
+// with nothing to do. ZREVRANGE is always sent alone.
 type baselines struct {
 	rdb    *redis.Client
 	single redis.Scripter // rdb, or its autopipeliner
@@ -34,8 +35,7 @@ const (
 )
 
 // newBaselines sets up the baselines' keys; with autopipeline the EVALSHA
-// goes through the client's autopipeliner (open the engine first: the first
-// caller's autopipeliner settings win).
+// goes through the client's autopipeliner.
 func newBaselines(ctx context.Context, rdb *redis.Client, ns string, autopipeline bool) (*baselines, error) {
 	b := &baselines{
 		rdb:    rdb,

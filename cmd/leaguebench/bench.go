@@ -48,8 +48,8 @@ func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*repo
 	if o.httpURL != "" {
 		server = o.httpURL
 	}
-	rep.env = fmt.Sprintf("Redis %s at %s; %d CPUs, GOMAXPROCS %d, %s; HTTP server %s; league %q; engine autopipeline %v",
-		version, b.rdb.Options().Addr, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), server, o.leagueID, o.autopipeline)
+	rep.env = fmt.Sprintf("Redis %s at %s; %d CPUs, GOMAXPROCS %d, %s; HTTP server %s; league %q; engine shared round trips %d",
+		version, b.rdb.Options().Addr, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), server, o.leagueID, o.shared)
 	if o.baselineAP {
 		rep.env += " (baseline EVALSHA autopipelined)"
 	}
@@ -102,30 +102,43 @@ func (b *bench) runLive(ctx context.Context, n int, names []string) error {
 	return nil
 }
 
-// runRow measures one workload through one target: the baseline first, then
-// the workload, back to back.
+// runRow measures one workload through one target beside its baseline:
+// -rounds alternating turns of each (baseline first), which add up to
+// -duration each, so a noisy neighbour that comes and goes weighs on both
+// alike.
 func (b *bench) runRow(ctx context.Context, f *fixture, wl workload, via string, players, conc int) {
 	t, pop := f.targets[via], f.pops[via]
 	r := &row{workload: wl.name, via: via, players: players, perUnit: wl.perUnitLatency}
 	label := wl.name + "/" + via
+	var bspec spec
+	var bop op
 	if b.o.baseline {
-		blabel, bop := wl.baseline(f.base, t, pop)
-		r.baseLabel = blabel
-		r.base = b.measure(ctx, b.spec(label+" baseline", wl.unit, conc), bop, b.progress())
+		r.baseLabel, bop = wl.baseline(f.base, t, pop)
+		bspec = b.spec(label+" baseline", wl.unit, conc)
+		r.base = newMeasurement(bspec)
+		warm(ctx, bspec, bop)
 	}
-	r.work = b.measure(ctx, b.spec(label, wl.unit, conc), wl.op(t, pop, b.o.batch), b.progress())
+	wspec, wop := b.spec(label, wl.unit, conc), wl.op(t, pop, b.o.batch)
+	r.work = newMeasurement(wspec)
+	warm(ctx, wspec, wop)
+	for round := 0; round < b.o.rounds && ctx.Err() == nil; round++ {
+		if b.o.baseline {
+			b.measure(ctx, bspec, bop, b.progress(), r.base)
+		}
+		b.measure(ctx, wspec, wop, b.progress(), r.work)
+	}
 	b.rep.rows = append(b.rep.rows, r)
 	fmt.Fprintln(b.out, r.summary())
 }
 
 // engineOptions are the options every engine of the run is opened with.
 func (b *bench) engineOptions(ns string) []league.Option {
-	return []league.Option{league.WithNamespace(ns), league.WithLogger(b.log), league.WithAutoPipeline(b.o.autopipeline)}
+	return []league.Option{league.WithNamespace(ns), league.WithLogger(b.log), league.WithSharedRoundTrips(b.o.shared)}
 }
 
 func (b *bench) spec(label, unit string, conc int) spec {
 	b.seed++
-	return spec{label: label, unit: unit, conc: conc, rate: b.o.rate, duration: b.o.duration, warmup: b.o.warmup, seed: b.seed}
+	return spec{label: label, unit: unit, conc: conc, rate: b.o.rate, duration: b.o.duration / time.Duration(b.o.rounds), warmup: b.o.warmup, seed: b.seed}
 }
 
 // progress is where the per-second lines go: nowhere when quiet.

@@ -32,8 +32,10 @@ type measurement struct {
 	errs errorLog
 	// procCPU and redisCPU are the CPU cores this process (the load
 	// generator, and the in-process server when there is one) and Redis kept
-	// busy over the run: 1.0 is one core flat out.
-	procCPU, redisCPU float64
+	// busy over the run: 1.0 is one core flat out. procSecs and redisSecs
+	// are the CPU seconds behind them.
+	procCPU, redisCPU   float64
+	procSecs, redisSecs float64
 }
 
 // perSecond is the units completed per second of the run.
@@ -49,27 +51,34 @@ type spec struct {
 	seed        uint64
 }
 
-// measure runs op for the warmup (unmeasured), then for the duration,
-// printing a progress line a second unless progress is nil.
-func (b *bench) measure(ctx context.Context, s spec, fn op, progress io.Writer) *measurement {
+func newMeasurement(s spec) *measurement {
+	return &measurement{label: s.label, unit: s.unit, conc: s.conc, rate: s.rate}
+}
+
+// warm runs op for the warmup, unmeasured.
+func warm(ctx context.Context, s spec, fn op) {
 	if s.warmup > 0 {
-		warm := &measurement{conc: s.conc, rate: s.rate}
-		drive(ctx, s, s.warmup, fn, warm)
+		drive(ctx, s, s.warmup, fn, newMeasurement(s))
 	}
-	m := &measurement{label: s.label, unit: s.unit, conc: s.conc, rate: s.rate}
+}
+
+// measure runs op for the spec's duration and adds what it did to m (a
+// measurement may be made of several rounds), printing a progress line a
+// second unless progress is nil.
+func (b *bench) measure(ctx context.Context, s spec, fn op, progress io.Writer, m *measurement) {
 	cpu0, rcpu0 := processCPU(), b.redisCPU(ctx)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	if progress != nil {
 		wg.Go(func() { reportProgress(m, stop, progress) })
 	}
-	m.elapsed = drive(ctx, s, s.duration, fn, m)
+	m.elapsed += drive(ctx, s, s.duration, fn, m)
 	close(stop)
 	wg.Wait()
+	m.procSecs += processCPU() - cpu0
+	m.redisSecs += b.redisCPU(ctx) - rcpu0
 	secs := m.elapsed.Seconds()
-	m.procCPU = (processCPU() - cpu0) / secs
-	m.redisCPU = (b.redisCPU(ctx) - rcpu0) / secs
-	return m
+	m.procCPU, m.redisCPU = m.procSecs/secs, m.redisSecs/secs
 }
 
 // drive runs the workers for d and returns the time until the last one

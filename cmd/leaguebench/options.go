@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/league-engine/league/league"
 )
 
 // options is one run of the harness, from the flags and the environment.
@@ -18,17 +20,18 @@ type options struct {
 	players     []int
 	concurrency []int
 	duration    time.Duration
+	rounds      int // alternating baseline and workload turns per measurement
 	warmup      time.Duration
 	rate        float64 // open loop: arrivals per second; 0 is closed loop
 	batch       int
 	baseline    bool
-	// autopipeline opens the engine WithAutoPipeline (off by default, as in
-	// the engine). The EVALSHA baseline is one plain round trip per call,
-	// the definition, unless baselineAP sends it autopipelined too.
-	autopipeline bool
-	baselineAP   bool
-	netHTTP      bool // load through net/http's client instead of wire.go's
-	loaders      int  // goroutines that join players before a measurement
+	// shared opens the engine WithSharedRoundTrips(shared). The EVALSHA
+	// baseline is one plain round trip per call, the definition,
+	// unless baselineAP sends it through go-redis's autopipeliner.
+	shared     int
+	baselineAP bool
+	netHTTP    bool // load through net/http's client instead of wire.go's
+	loaders    int  // goroutines that join players before a measurement
 
 	redisURL    string
 	databaseURL string
@@ -85,11 +88,12 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	players := fs.String("players", "10000", "players joined before measuring; a list runs each size")
 	conc := fs.String("concurrency", "32", "requests in flight; a list runs each level")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "length of each measurement (and of its baseline)")
+	fs.IntVar(&o.rounds, "rounds", 4, "split -duration into this many alternating turns of baseline and workload, so both meet the same noise")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured run before each measurement")
 	fs.Float64Var(&o.rate, "rate", 0, "open loop: fixed arrival rate in ops/s, latency from the scheduled send time; 0 = closed loop")
 	fs.IntVar(&o.batch, "batch", 100, "score writes per batch request")
 	fs.BoolVar(&o.baseline, "baseline", true, "measure the plain-Redis baseline of each workload")
-	fs.BoolVar(&o.autopipeline, "autopipeline", false, "open the engine with league.WithAutoPipeline (off by default, as in the engine)")
+	fs.IntVar(&o.shared, "shared", league.DefaultSharedRoundTrips, "open the engine with league.WithSharedRoundTrips(n): calls of concurrent goroutines share at most n pipelines in flight; 0 = one round trip per call")
 	fs.BoolVar(&o.netHTTP, "net-http-client", false, "send HTTP load through net/http's client instead of the lean keep-alive client (wire.go), for comparison")
 	fs.BoolVar(&o.baselineAP, "baseline-autopipelined", false, "send the EVALSHA baseline through go-redis's autopipeliner instead of one round trip each")
 	fs.IntVar(&o.loaders, "loaders", 64, "goroutines that join players (and write settle's scores) before measuring")
@@ -124,6 +128,8 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	switch {
 	case o.duration <= 0:
 		return o, errors.New("-duration must be positive")
+	case o.rounds < 1 || time.Duration(o.rounds) > o.duration/(100*time.Millisecond):
+		return o, errors.New("-rounds must be 1 or more, and leave each turn at least 100ms of -duration")
 	case o.warmup < 0:
 		return o, errors.New("-warmup must not be negative")
 	case o.rate < 0:

@@ -22,6 +22,8 @@ func TestOptions(t *testing.T) {
 		{"no redis", nil, nil, "REDIS_URL is required"},
 		{"settle needs postgres", []string{"-workloads", "settle"}, local, "settle needs DATABASE_URL"},
 		{"unknown workload", []string{"-workloads", "scores"}, local, `unknown "scores"`},
+		{"no rounds", []string{"-rounds", "0"}, local, "-rounds must be 1 or more"},
+		{"rounds too short", []string{"-duration", "1s", "-rounds", "20"}, local, "at least 100ms"},
 		{"bad players", []string{"-players", "ten"}, local, "not a whole number"},
 		{"remote redis", nil, map[string]string{"REDIS_URL": "redis://10.0.0.5:6379"}, "not a loopback address"},
 		{"remote postgres", []string{"-workloads", "settle"},

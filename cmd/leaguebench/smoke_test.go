@@ -82,7 +82,7 @@ func TestSmokeOpenLoop(t *testing.T) {
 func smokeOptions() options {
 	return options{
 		vias: allVias, players: []int{300}, concurrency: []int{4},
-		duration: 150 * time.Millisecond, batch: 20, baseline: true, autopipeline: true, loaders: 8,
+		duration: 150 * time.Millisecond, batch: 20, baseline: true, shared: 4, loaders: 8, rounds: 2,
 		redisURL: testsvc.RedisURL(), databaseURL: testsvc.DatabaseURL(),
 		leagueID: "weekly", timeout: time.Minute,
 	}

@@ -68,7 +68,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 
 	engine, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(cfg.Namespace), league.WithLogger(log),
-		league.WithAutoPipeline(cfg.AutoPipeline))
+		league.WithSharedRoundTrips(cfg.SharedRoundTrips))
 	if err != nil {
 		return err
 	}

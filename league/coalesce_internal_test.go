@@ -1,0 +1,181 @@
+package league
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/internal/testsvc"
+)
+
+// incrBy is the script the coalescer tests send: KEYS[1] += ARGV[1].
+var incrBy = redis.NewScript(`return redis.call('INCRBY', KEYS[1], ARGV[1])`)
+
+// roundTrips watches what a client sends: the largest pipeline, and a gate
+// that holds single commands until it is opened.
+type roundTrips struct {
+	largest atomic.Int64
+	gate    atomic.Pointer[chan struct{}]
+	held    chan struct{} // a command reached the closed gate
+}
+
+func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if g := h.gate.Load(); g != nil && cmd.Name() == "evalsha" {
+			h.held <- struct{}{}
+			<-*g
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for n := int64(len(cmds)); ; {
+			cur := h.largest.Load()
+			if n <= cur || h.largest.CompareAndSwap(cur, n) {
+				break
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
+func watched(t *testing.T, b testsvc.Backend) (*redis.Client, *roundTrips, string) {
+	ns := testsvc.Namespace(t)
+	rdb := b.New(t, ns)
+	h := &roundTrips{held: make(chan struct{}, 1)}
+	rdb.AddHook(h)
+	return rdb, h, ns
+}
+
+func incr(co *coalescer, ctx context.Context, key string, by int) *redis.Cmd {
+	return co.do(&call{ctx: ctx, script: incrBy, keys: []string{key}, args: []any{by}})
+}
+
+// Under load the calls share pipelines, and every call is applied exactly
+// once with its own reply.
+func TestCoalescerSharesRoundTrips(t *testing.T) {
+	for _, b := range testsvc.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			rdb, h, ns := watched(t, b)
+			co := newCoalescer(rdb, 1)
+			ctx := context.Background()
+			const workers, calls = 32, 200
+			var wg sync.WaitGroup
+			var bad atomic.Int64
+			for w := range workers {
+				key := fmt.Sprintf("%s:n:%d", ns, w)
+				wg.Go(func() {
+					for i := 1; i <= calls; i++ {
+						// each worker owns its key, so its replies count 1..calls
+						if got, err := incr(co, ctx, key, 1).Int64(); err != nil || got != int64(i) {
+							bad.Add(1)
+							t.Errorf("%s call %d: got %d, %v", key, i, got, err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if bad.Load() > 0 {
+				return
+			}
+			if h.largest.Load() < 2 {
+				t.Errorf("%d workers on one sender never shared a round trip (largest pipeline %d)", workers, h.largest.Load())
+			}
+			if co.busy != 0 || len(co.queue) != 0 {
+				t.Errorf("after the load: %d senders busy, %d calls queued; want none", co.busy, len(co.queue))
+			}
+		})
+	}
+}
+
+// A caller whose context ends while it queues is dropped before anything
+// is sent; the calls queued beside it still go.
+func TestCoalescerDropsCallsCancelledWhileQueued(t *testing.T) {
+	rdb, h, ns := watched(t, testsvc.Backends[0])
+	co := newCoalescer(rdb, 1)
+	ctx := context.Background()
+	gate := make(chan struct{})
+	h.gate.Store(&gate)
+
+	first := make(chan error, 1)
+	go func() { first <- incr(co, ctx, ns+":first", 1).Err() }()
+	<-h.held // the only sender is busy with the first call
+	h.gate.Store(nil)
+
+	gone, cancel := context.WithCancel(ctx)
+	dropped, kept := make(chan error, 1), make(chan error, 1)
+	go func() { dropped <- incr(co, gone, ns+":dropped", 1).Err() }()
+	waitQueued(t, co, 1)
+	go func() { kept <- incr(co, ctx, ns+":kept", 1).Err() }()
+	waitQueued(t, co, 2)
+	cancel()
+	close(gate)
+
+	if err := <-first; err != nil {
+		t.Fatalf("first call: %v", err)
+	}
+	if err := <-dropped; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled call: got %v, want context.Canceled", err)
+	}
+	if err := <-kept; err != nil {
+		t.Errorf("call queued beside it: %v", err)
+	}
+	for key, want := range map[string]string{"first": "1", "kept": "1"} {
+		if got := rdb.Get(ctx, ns+":"+key).Val(); got != want {
+			t.Errorf("%s = %q, want %q", key, got, want)
+		}
+	}
+	if n := rdb.Exists(ctx, ns+":dropped").Val(); n != 0 {
+		t.Errorf("the cancelled call was applied")
+	}
+}
+
+func waitQueued(t *testing.T, co *coalescer, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		co.mu.Lock()
+		q := len(co.queue)
+		co.mu.Unlock()
+		if q == n {
+			return
+		}
+	}
+	t.Fatalf("%d calls never queued", n)
+}
+
+// A server that lost its scripts (SCRIPT FLUSH, a restart) gets them again,
+// and each call of a shared pipeline is applied once.
+func TestCoalescedPipelineReloadsLostScripts(t *testing.T) {
+	for _, b := range testsvc.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			rdb, _, ns := watched(t, b)
+			ctx := context.Background()
+			// a private script, so flushing it cannot disturb other tests
+			private := redis.NewScript(fmt.Sprintf(`-- %s
+return redis.call('INCRBY', KEYS[1], ARGV[1])`, ns))
+			calls := make([]*call, 10)
+			for i := range calls {
+				calls[i] = &call{ctx: ctx, script: private, keys: []string{ns + ":n"}, args: []any{1}}
+			}
+			if err := evalPipelined(ctx, rdb, calls); err != nil {
+				t.Fatal(err)
+			}
+			for i, c := range calls {
+				if got, err := c.cmd.Int64(); err != nil || got != int64(i+1) {
+					t.Fatalf("call %d: got %d, %v; want %d", i, got, err, i+1)
+				}
+			}
+		})
+	}
+}
