@@ -65,7 +65,7 @@ type file struct {
 	} `yaml:"server"`
 	Redis struct {
 		Namespace        string `yaml:"namespace"`
-		SharedRoundTrips *int  `yaml:"shared_round_trips"`
+		SharedRoundTrips *int   `yaml:"shared_round_trips"`
 		// AutoPipeline is the key shared_round_trips replaced; kept only to
 		// say so.
 		AutoPipeline *bool `yaml:"autopipeline"`
@@ -129,10 +129,10 @@ func Parse(b []byte) (*Config, error) {
 		return nil, fmt.Errorf("yaml: %w", err)
 	}
 	c := &Config{
-		Listen:       f.Server.Listen,
-		APIKeys:      f.Server.APIKeys,
-		AdminKeys:    f.Server.AdminKeys,
-		Namespace:    f.Redis.Namespace,
+		Listen:           f.Server.Listen,
+		APIKeys:          f.Server.APIKeys,
+		AdminKeys:        f.Server.AdminKeys,
+		Namespace:        f.Redis.Namespace,
 		SharedRoundTrips: league.DefaultSharedRoundTrips,
 		Settlement: Settlement{
 			Poll:         time.Duration(f.Settlement.Poll),
