@@ -2,6 +2,7 @@ package league
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -68,9 +69,23 @@ func (co *coalescer) do(c *call) *redis.Cmd {
 
 // lead sends batch (whose first call is the caller's own), passes the queue
 // on to its first caller, or frees the sender slot, and then wakes the
-// batch's other callers.
+// batch's other callers. The hand-over is deferred so that even a panic
+// while sending (recovered further up, say by net/http) leaves no caller
+// waiting forever and no sender slot taken.
 func (co *coalescer) lead(batch []*call) {
+	defer co.handOver(batch)
 	co.send(batch)
+}
+
+var errNotSent = errors.New("league: the shared round trip carrying this call failed")
+
+func (co *coalescer) handOver(batch []*call) {
+	for _, c := range batch {
+		if c.cmd == nil {
+			c.cmd = redis.NewCmd(c.ctx)
+			c.cmd.SetErr(errNotSent)
+		}
+	}
 	co.mu.Lock()
 	next := co.queue
 	if len(next) > maxCoalesced {

@@ -23,6 +23,7 @@ type roundTrips struct {
 	largest atomic.Int64
 	gate    atomic.Pointer[chan struct{}]
 	held    chan struct{} // a command reached the closed gate
+	panics  atomic.Bool   // the held command panics when the gate opens
 }
 
 func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -32,6 +33,9 @@ func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		if g := h.gate.Load(); g != nil && cmd.Name() == "evalsha" {
 			h.held <- struct{}{}
 			<-*g
+			if h.panics.Load() {
+				panic("hook: the round trip blew up")
+			}
 		}
 		return next(ctx, cmd)
 	}
@@ -177,5 +181,46 @@ return redis.call('INCRBY', KEYS[1], ARGV[1])`, ns))
 				}
 			}
 		})
+	}
+}
+
+// A sender that panics (recovered further up, as net/http does) still hands
+// the queue on: no caller waits forever, no sender slot stays taken.
+func TestCoalescerSurvivesAPanickingSender(t *testing.T) {
+	rdb, h, ns := watched(t, testsvc.Backends[1])
+	co := newCoalescer(rdb, 1)
+	ctx := context.Background()
+	gate := make(chan struct{})
+	h.gate.Store(&gate)
+	h.panics.Store(true)
+
+	recovered := make(chan any, 1)
+	go func() {
+		defer func() { recovered <- recover() }()
+		incr(co, ctx, ns+":first", 1)
+	}()
+	<-h.held
+	h.gate.Store(nil)
+	queued := make(chan error, 1)
+	go func() { queued <- incr(co, ctx, ns+":queued", 1).Err() }()
+	waitQueued(t, co, 1)
+	close(gate)
+
+	if r := <-recovered; r == nil {
+		t.Fatal("the sender did not panic")
+	}
+	select {
+	case err := <-queued:
+		if err != nil {
+			t.Errorf("queued call: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the queued call was never sent")
+	}
+	if got, err := incr(co, ctx, ns+":after", 1).Int64(); err != nil || got != 1 {
+		t.Errorf("a call after the panic: %d, %v", got, err)
+	}
+	if co.busy != 0 {
+		t.Errorf("%d sender slots still taken", co.busy)
 	}
 }
