@@ -192,7 +192,7 @@ func (rep *report) write(w io.Writer) {
 	if len(rep.rows) > 0 {
 		openLoop := slices.ContainsFunc(rep.rows, func(r *row) bool { return r.work.rate > 0 })
 		fmt.Fprintf(w, "\n%s", table(liveColumns(openLoop), rep.rows))
-		fmt.Fprintln(w, "\nRatios are against the baseline measured just before, same Redis, same concurrency. CPU columns are workload / baseline: cores busy (1.00 is one core flat out) and Redis CPU per op (INFO cpu, so other clients of the same Redis count too); bench CPU is this process (load generator and, in-process, the server).")
+		fmt.Fprintln(w, "\nRatios are against the baseline measured in alternating turns with the workload (-rounds), same Redis, same concurrency. CPU columns are workload / baseline: cores busy (1.00 is one core flat out) and Redis CPU per op (INFO cpu, so other clients of the same Redis count too); bench CPU is this process (load generator and, in-process, the server).")
 		for _, r := range rep.rows {
 			for _, m := range []*measurement{r.base, r.work} {
 				if m != nil && m.errs.count() > 0 {
