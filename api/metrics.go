@@ -47,6 +47,22 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 	}
 }
 
+// registerEngine exports the engine's shared round trips: calls over round
+// trips is the average sharing, the figure to tune redis.shared_round_trips by.
+func registerEngine(reg *prometheus.Registry, e *league.Engine) {
+	if e == nil {
+		return
+	}
+	register(reg, prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "league_redis_shared_calls_total",
+		Help: "Joins, score writes and standings sent to Redis through shared round trips.",
+	}, func() float64 { return float64(e.RoundTripStats().Calls) }))
+	register(reg, prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "league_redis_shared_round_trips_total",
+		Help: "Round trips that carried league_redis_shared_calls_total; the ratio is the average calls per round trip.",
+	}, func() float64 { return float64(e.RoundTripStats().RoundTrips) }))
+}
+
 // register registers c, or returns the equal collector registered before
 // (two servers on one registry share their metrics).
 func register[C prometheus.Collector](reg *prometheus.Registry, c C) C {

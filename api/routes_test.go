@@ -287,6 +287,12 @@ func TestMetrics(t *testing.T) {
 	if n := metricValue(t, f, "league_dependency_errors_total", "dependency", "redis"); n != 0 {
 		t.Errorf("redis errors %v, want 0: refusals of input are not dependency failures", n)
 	}
+	// join and two writes went to Redis as single calls, each alone
+	calls := metricValue(t, f, "league_redis_shared_calls_total")
+	trips := metricValue(t, f, "league_redis_shared_round_trips_total")
+	if calls < 3 || trips < 1 || trips > calls {
+		t.Errorf("shared calls %v over %v round trips, want at least 3 calls and 1..calls round trips", calls, trips)
+	}
 	w := f.do("GET", "/metrics", "", noKey)
 	if !strings.Contains(w.Body.String(), `league_http_requests_total{code="200",route="POST /v1/leagues/{league}/scores"} 2`) {
 		t.Errorf("/metrics lacks the score route's series:\n%s", w.Body)

@@ -84,6 +84,7 @@ func New(cfg Config) *Server {
 		s.historyLimit = DefaultHistoryLimit
 	}
 	s.metrics = newMetrics(s.registry)
+	registerEngine(s.registry, s.engine)
 	s.routes()
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -26,6 +27,8 @@ type coalescer struct {
 	mu    sync.Mutex
 	busy  int     // pipelines in flight
 	queue []*call // waiting for the next free sender
+	// calls sent and the round trips that carried them (RoundTripStats)
+	calls, trips atomic.Uint64
 }
 
 // call is one script call through the coalescer.
@@ -112,6 +115,8 @@ func (co *coalescer) handOver(batch []*call) {
 // one caller giving up cannot fail the others' calls.
 func (co *coalescer) send(batch []*call) {
 	if len(batch) == 1 {
+		co.calls.Add(1)
+		co.trips.Add(1)
 		c := batch[0]
 		if c.ro {
 			c.cmd = c.script.RunRO(c.ctx, co.rdb, c.keys, c.args...)
@@ -130,6 +135,8 @@ func (co *coalescer) send(batch []*call) {
 		live = append(live, c)
 	}
 	if len(live) > 0 {
+		co.calls.Add(uint64(len(live)))
+		co.trips.Add(1)
 		_ = evalPipelined(context.WithoutCancel(live[0].ctx), co.rdb, live)
 	}
 }

@@ -99,6 +99,9 @@ func TestCoalescerSharesRoundTrips(t *testing.T) {
 			if co.busy != 0 || len(co.queue) != 0 {
 				t.Errorf("after the load: %d senders busy, %d calls queued; want none", co.busy, len(co.queue))
 			}
+			if c, r := co.calls.Load(), co.trips.Load(); c != workers*calls || r >= c {
+				t.Errorf("counted %d calls in %d round trips; want %d calls in fewer round trips", c, r, workers*calls)
+			}
 		})
 	}
 }

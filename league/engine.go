@@ -133,6 +133,22 @@ func (e *Engine) tierCodes(ctx context.Context, lv *live) error {
 	return nil
 }
 
+// RoundTripStats counts the single calls (joins, score writes, standings)
+// the engine sent through shared round trips, and the round trips that
+// carried them: Calls / RoundTrips is how many calls a round trip carried on
+// average. Both stay 0 when sharing is off (WithSharedRoundTrips(0)).
+type RoundTripStats struct {
+	Calls, RoundTrips uint64
+}
+
+// RoundTripStats returns the counts since Open.
+func (e *Engine) RoundTripStats() RoundTripStats {
+	if e.co == nil {
+		return RoundTripStats{}
+	}
+	return RoundTripStats{Calls: e.co.calls.Load(), RoundTrips: e.co.trips.Load()}
+}
+
 // run runs one call of script: through the coalescer, or as its own round
 // trip.
 func (e *Engine) run(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
