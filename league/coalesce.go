@@ -141,11 +141,12 @@ func (co *coalescer) send(batch []*call) {
 	}
 }
 
-// evalPipelined runs calls as EVALSHA in one pipeline and sets each call's
-// Cmd. If the server lost its script cache (a restart, SCRIPT FLUSH), the
-// scripts of the calls that met NOSCRIPT are loaded again and those calls,
-// and only those, are sent once more. The error is the round trip's own (Redis unreachable);
-// a command's error reply stays in its Cmd.
+// evalPipelined runs calls as EVALSHA (or EVALSHA_RO) in one pipeline and
+// sets each call's Cmd. If the server lost its script cache (a restart,
+// SCRIPT FLUSH), the scripts of the calls that met NOSCRIPT are loaded again
+// and those calls, and only those, are sent once more. The error is the
+// round trip's own (Redis unreachable); a command's error reply stays in its
+// Cmd.
 func evalPipelined(ctx context.Context, rdb redis.UniversalClient, calls []*call) error {
 	for attempt := 0; ; attempt++ {
 		pipe := rdb.Pipeline()
