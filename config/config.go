@@ -149,7 +149,8 @@ func Parse(b []byte) (*Config, error) {
 		return nil, fmt.Errorf("redis.namespace: %q must not contain braces, colons or spaces", c.Namespace)
 	}
 	if f.Redis.AutoPipeline != nil {
-		return nil, errors.New("redis.autopipeline: replaced by redis.shared_round_trips (pipelines in flight for concurrent calls, 0 = off; default 2)")
+		return nil, fmt.Errorf("redis.autopipeline: replaced by redis.shared_round_trips (pipelines in flight for concurrent calls, 0 = off; default %d)",
+			league.DefaultSharedRoundTrips)
 	}
 	if n := f.Redis.SharedRoundTrips; n != nil {
 		if *n < 0 || *n > MaxSharedRoundTrips {
