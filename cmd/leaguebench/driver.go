@@ -30,12 +30,22 @@ type measurement struct {
 	// target, fell behind.
 	lag  histogram
 	errs errorLog
-	// procCPU and redisCPU are the CPU cores this process (the load
-	// generator, and the in-process server when there is one) and Redis kept
-	// busy over the run: 1.0 is one core flat out. procSecs and redisSecs
-	// are the CPU seconds behind them.
-	procCPU, redisCPU   float64
+	// procSecs and redisSecs are the CPU seconds this process (the load
+	// generator, and the in-process server when there is one) and Redis
+	// used over the run.
 	procSecs, redisSecs float64
+}
+
+// procCores and redisCores are the CPU cores this process and Redis kept
+// busy over the run: 1.0 is one core flat out (0 before any run).
+func (m *measurement) procCores() float64  { return m.cores(m.procSecs) }
+func (m *measurement) redisCores() float64 { return m.cores(m.redisSecs) }
+
+func (m *measurement) cores(secs float64) float64 {
+	if m.elapsed <= 0 {
+		return 0
+	}
+	return secs / m.elapsed.Seconds()
 }
 
 // perSecond is the units completed per second of the run.
@@ -77,8 +87,6 @@ func (b *bench) measure(ctx context.Context, s spec, fn op, progress io.Writer, 
 	wg.Wait()
 	m.procSecs += processCPU() - cpu0
 	m.redisSecs += b.redisCPU(ctx) - rcpu0
-	secs := m.elapsed.Seconds()
-	m.procCPU, m.redisCPU = m.procSecs/secs, m.redisSecs/secs
 }
 
 // drive runs the workers for d and returns the time until the last one

@@ -110,10 +110,12 @@ func liveColumns(openLoop bool) []column[*row] {
 		column[*row]{"ops/s vs base", true, func(r *row) string { return ratio(r.opsRatio()) }},
 		column[*row]{"p99 vs base", true, func(r *row) string { return ratio(r.p99Ratio()) }},
 		column[*row]{"Redis CPU", true, func(r *row) string {
-			return cpuPair(r.work, r.base, func(m *measurement) float64 { return m.redisCPU })
+			return cpuPair(r.work, r.base, func(m *measurement) float64 { return m.redisCores() })
 		}},
 		column[*row]{"Redis µs/op", true, func(r *row) string { return perOpPair(r.work, r.base) }},
-		column[*row]{"bench CPU", true, func(r *row) string { return cpuPair(r.work, r.base, func(m *measurement) float64 { return m.procCPU }) }},
+		column[*row]{"bench CPU", true, func(r *row) string {
+			return cpuPair(r.work, r.base, func(m *measurement) float64 { return m.procCores() })
+		}},
 	)
 	return cols
 }
@@ -134,7 +136,7 @@ func perOpPair(work, base *measurement) string {
 		if m.perSecond() == 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%.1f", m.redisCPU/m.perSecond()*1e6)
+		return fmt.Sprintf("%.1f", m.redisCores()/m.perSecond()*1e6)
 	}
 	s := us(work)
 	if base != nil {
