@@ -153,7 +153,7 @@ func (e *Engine) Standing(ctx context.Context, leagueID, player string) (Standin
 	}
 	p, _ := e.current(lv)
 	ks, args := e.standingArgs(lv, player)
-	reply, err := e.runRO(ctx, scripts.Standing, ks, args...).Slice()
+	reply, err := e.run(ctx, scripts.Standing, true, ks, args...).Slice()
 	if err != nil {
 		return Standing{}, internal("standing", err)
 	}

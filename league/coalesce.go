@@ -117,12 +117,7 @@ func (co *coalescer) send(batch []*call) {
 	if len(batch) == 1 {
 		co.calls.Add(1)
 		co.trips.Add(1)
-		c := batch[0]
-		if c.ro {
-			c.cmd = c.script.RunRO(c.ctx, co.rdb, c.keys, c.args...)
-		} else {
-			c.cmd = c.script.Run(c.ctx, co.rdb, c.keys, c.args...)
-		}
+		batch[0].sendAlone(co.rdb)
 		return
 	}
 	live := batch[:0:0]
@@ -138,6 +133,16 @@ func (co *coalescer) send(batch []*call) {
 		co.calls.Add(uint64(len(live)))
 		co.trips.Add(1)
 		_ = evalPipelined(context.WithoutCancel(live[0].ctx), co.rdb, live)
+	}
+}
+
+// sendAlone runs c as a round trip of its own, under its own context
+// (go-redis's Script falls back to EVAL once if the server lost the script).
+func (c *call) sendAlone(rdb redis.UniversalClient) {
+	if c.ro {
+		c.cmd = c.script.RunRO(c.ctx, rdb, c.keys, c.args...)
+	} else {
+		c.cmd = c.script.Run(c.ctx, rdb, c.keys, c.args...)
 	}
 }
 

@@ -149,21 +149,15 @@ func (e *Engine) RoundTripStats() RoundTripStats {
 	return RoundTripStats{Calls: e.co.calls.Load(), RoundTrips: e.co.trips.Load()}
 }
 
-// run runs one call of script: through the coalescer, or as its own round
-// trip.
-func (e *Engine) run(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
+// run runs one call of script (EVALSHA_RO when ro, which replicas may
+// serve): through the coalescer, or as its own round trip.
+func (e *Engine) run(ctx context.Context, script *redis.Script, ro bool, keys []string, args ...any) *redis.Cmd {
+	c := &call{ctx: ctx, script: script, ro: ro, keys: keys, args: args}
 	if e.co == nil {
-		return script.Run(ctx, e.rdb, keys, args...)
+		c.sendAlone(e.rdb)
+		return c.cmd
 	}
-	return e.co.do(&call{ctx: ctx, script: script, keys: keys, args: args})
-}
-
-// runRO is run for a read-only script (EVALSHA_RO, which replicas may serve).
-func (e *Engine) runRO(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
-	if e.co == nil {
-		return script.RunRO(ctx, e.rdb, keys, args...)
-	}
-	return e.co.do(&call{ctx: ctx, script: script, ro: true, keys: keys, args: args})
+	return e.co.do(c)
 }
 
 // League returns a configured league.

@@ -122,7 +122,7 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 			args[15], args[16] = d.earned, d.rewards
 		}
 	}
-	return e.run(ctx, scripts.Join, []string{
+	return e.run(ctx, scripts.Join, false, []string{
 		k.counters(p.Start.Unix()), k.record(req.Player), k.reward(req.Player),
 		k.claimed(p.Start.Unix()), k.meta(), k.periods(), k.claims(),
 	}, args...).Slice()

@@ -48,7 +48,7 @@ func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (Scor
 	p, prev := e.current(lv)
 	for attempt := 0; attempt < 3; attempt++ {
 		ks, args := e.scoreArgs(lv, p, prev, w)
-		reply, err := e.run(ctx, scripts.Score, ks, args...).Slice()
+		reply, err := e.run(ctx, scripts.Score, false, ks, args...).Slice()
 		if err != nil {
 			return ScoreResult{}, internal("score", err)
 		}
