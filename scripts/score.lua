@@ -64,22 +64,33 @@ local size, slot_bits, time_bits = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumb
 local board = math.ceil(n / size)
 local bk = board_key(ARGV[4], qs, t, board)
 local shift = 2 ^ (time_bits + slot_bits)
-local current = math.floor(tonumber(redis.call('ZSCORE', bk, player)) / shift)
-
-local op, value = ARGV[6], tonumber(ARGV[7])
-local score = value
-if op == 'incr' then
-  score = current + value
-elseif op == 'best' and current > value then
-  score = current
-end
-if score > tonumber(ARGV[8]) then
-  return {7, current}
-end
-if score ~= current then
-  local slot = n - (board - 1) * size
-  local packed = score * shift + tie_bits(now, qe, tonumber(ARGV[12]), time_bits, slot_bits, size, slot)
-  redis.call('ZADD', bk, packed, player)
+local op, value, max = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+local score
+if op == 'incr' and time_bits == 0 and max * 2 * shift < 2 ^ 53 then
+  -- Join-order ties keep the low bits, so an increment is one ZADD INCR
+  -- instead of ZSCORE + ZADD. Sums stay below 2^53, where doubles are exact,
+  -- so a write past the maximum is undone exactly.
+  score = math.floor(tonumber(redis.call('ZADD', bk, 'XX', 'INCR', value * shift, player)) / shift)
+  if score > max then
+    redis.call('ZADD', bk, 'XX', 'INCR', -value * shift, player)
+    return {7, score - value}
+  end
+else
+  local current = math.floor(tonumber(redis.call('ZSCORE', bk, player)) / shift)
+  score = value
+  if op == 'incr' then
+    score = current + value
+  elseif op == 'best' and current > value then
+    score = current
+  end
+  if score > max then
+    return {7, current}
+  end
+  if score ~= current then
+    local slot = n - (board - 1) * size
+    local packed = score * shift + tie_bits(now, qe, tonumber(ARGV[12]), time_bits, slot_bits, size, slot)
+    redis.call('ZADD', bk, packed, player)
+  end
 end
 
 local rank = redis.call('ZREVRANK', bk, player) + 1
