@@ -26,6 +26,10 @@ import (
 // is about a tenth of it.
 const MaxBody = 1 << 20
 
+// errTooLarge answers a body over MaxBody, here and in HTTPServer.
+var errTooLarge = &statusError{status: http.StatusRequestEntityTooLarge, err: &league.Error{
+	Code: league.Invalid, Field: "body", Message: "is over " + strconv.Itoa(MaxBody) + " bytes"}}
+
 // decodeBody reads the body (at most MaxBody, see serve), checks it is one
 // well-formed JSON value, and hands a decoder at its start to decode. An
 // empty body is an error unless optional, when decode is not called.
@@ -41,8 +45,7 @@ func decodeBody(r *http.Request, optional bool, decode func(d *decoder) error) e
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return &statusError{status: http.StatusRequestEntityTooLarge, err: &league.Error{
-				Code: league.Invalid, Field: "body", Message: "is over " + strconv.Itoa(MaxBody) + " bytes"}}
+			return errTooLarge
 		}
 		return invalid("body", "could not be read: %v", err)
 	}

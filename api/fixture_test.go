@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -107,6 +108,10 @@ type fixture struct {
 	// unchecked turns off checking replies against openapi.yaml (fuzzing
 	// and benchmarks); every other request a test sends is checked.
 	unchecked bool
+	// base is the URL of api.HTTPServer serving handler once serve is
+	// called; requests then go over loopback instead of straight in.
+	base   string
+	client *http.Client
 }
 
 // onRedis opens a fixture on the real Redis (REDIS_URL).
@@ -184,11 +189,56 @@ func (f *fixture) do(method, path, body, key string) *httptest.ResponseRecorder 
 		r.Header.Set("Authorization", "Bearer "+key)
 	}
 	w := httptest.NewRecorder()
-	f.handler.ServeHTTP(w, r)
+	if f.base != "" {
+		f.roundTrip(r, w)
+	} else {
+		f.handler.ServeHTTP(w, r)
+	}
 	if !f.unchecked {
 		conform(f.tb, method, path, body, r.Header, w)
 	}
 	return w
+}
+
+// serve puts api.HTTPServer, leagued's server, in front of the handler on a
+// loopback port: from now on the fixture's requests travel over HTTP/1.1.
+func (f *fixture) serve() {
+	f.tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	testsvc.Must(f.tb, err, "listen")
+	srv := api.NewHTTPServer(f.handler, slog.New(slog.NewTextHandler(f.log, nil)))
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	f.base = "http://" + ln.Addr().String()
+	f.client = &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true}}
+	f.tb.Cleanup(func() {
+		f.client.CloseIdleConnections()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			f.tb.Errorf("HTTPServer.Shutdown: %v", err)
+		}
+		if err := <-served; err != nil {
+			f.tb.Errorf("HTTPServer.Serve: %v", err)
+		}
+	})
+}
+
+// roundTrip sends r to the served handler and records the response in w.
+func (f *fixture) roundTrip(r *http.Request, w *httptest.ResponseRecorder) {
+	f.tb.Helper()
+	out, err := http.NewRequest(r.Method, f.base+r.RequestURI, r.Body)
+	testsvc.Must(f.tb, err, "request")
+	out.Header = r.Header.Clone()
+	resp, err := f.client.Do(out)
+	testsvc.Must(f.tb, err, "%s %s", r.Method, r.RequestURI)
+	defer resp.Body.Close()
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, err = io.Copy(w, resp.Body)
+	testsvc.Must(f.tb, err, "reading the reply")
 }
 
 // must sends a request that must answer 200 and decodes the reply.

@@ -1,0 +1,207 @@
+package api_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/league-engine/league/api"
+	"github.com/league-engine/league/internal/testsvc"
+)
+
+// TestHTTPServerAnswersAsHandler sends the same requests to the handler
+// directly and through api.HTTPServer over loopback, each side on a fixture
+// of its own in the same state, and requires the same replies: status,
+// the headers clients act on, and the body byte for byte.
+func TestHTTPServerAnswersAsHandler(t *testing.T) {
+	direct, served := onMini(t), onMini(t)
+	served.serve()
+	for _, rq := range []struct{ method, path, body, key string }{
+		{"GET", "/healthz", "", noKey},
+		{"GET", "/readyz", "", noKey},
+		{"POST", "/v1/leagues/weekly/join", `{"player_id":"p1","name":"One","avatar":"a<&>"}`, gameKey},
+		{"POST", "/v1/leagues/weekly/join", `{"player_id":"p2","name":"Zwei \u00fc"}`, gameKey},
+		{"POST", "/v1/leagues/weekly/join", `{"player_id":"p1","name":"One again"}`, gameKey},
+		{"POST", "/v1/leagues/weekly/scores", `{"player_id":"p1","value":5,"request_id":"r1"}`, gameKey},
+		{"POST", "/v1/leagues/weekly/scores", `{"player_id":"p1","value":5,"request_id":"r1"}`, gameKey},
+		{"POST", "/v1/leagues/weekly/scores", `{"player_id":"p2","value":2000}`, gameKey},
+		{"POST", "/v1/leagues/weekly/scores/batch", `{"writes":[{"player_id":"p2","value":3},{"player_id":"nobody","value":1}]}`, gameKey},
+		{"POST", "/v1/leagues/weekly/standings", `{"player_ids":["p1","p2","nobody"]}`, gameKey},
+		{"GET", "/v1/leagues/weekly/boards/bronze-1", "", gameKey},
+		{"GET", "/v1/leagues/weekly/boards/bronze-1?period=" + firstPeriod, "", gameKey},
+		{"GET", "/v1/leagues/weekly/players/p1", "", gameKey},
+		{"GET", "/v1/leagues/weekly", "", gameKey},
+		{"GET", "/v1/leagues", "", adminKey},
+		{"GET", "/v1/admin/leagues/weekly/settlements?limit=1", "", adminKey},
+		{"GET", "/openapi.yaml", "", noKey},
+		// refused
+		{"POST", "/v1/leagues/weekly/scores", `{"player_id":"p1","value":1}`, noKey},
+		{"POST", "/v1/leagues/weekly/scores", `{"player_id":"p1","value":1}`, "wrong-key-0123456789"},
+		{"POST", "/v1/admin/leagues/weekly/settle", "", gameKey},
+		{"POST", "/v1/leagues/weekly/scores", `{"player_id":"p1","value":1,"extra":true}`, gameKey},
+		{"POST", "/v1/leagues/weekly/scores", `{"player_id":"p1","value":`, gameKey},
+		{"POST", "/v1/leagues/weekly/scores", "", gameKey},
+		{"POST", "/v1/leagues/nope/scores", `{"player_id":"p1","value":1}`, gameKey},
+		{"GET", "/v1/leagues/weekly/scores", "", gameKey},
+		{"DELETE", "/v1/leagues/weekly", "", gameKey},
+		{"GET", "/v1/nowhere", "", gameKey},
+		{"GET", "/v1/leagues//weekly", "", gameKey},
+		{"GET", "/v1/leagues/weekly/../weekly", "", gameKey},
+		{"GET", "/v1/leagues/weekly/players/" + strings.Repeat("x", 200), "", gameKey},
+	} {
+		name := rq.method + " " + rq.path
+		want, got := direct.do(rq.method, rq.path, rq.body, rq.key), served.do(rq.method, rq.path, rq.body, rq.key)
+		if got.Code != want.Code {
+			t.Errorf("%s: status %d over HTTP, %d from the handler: %s", name, got.Code, want.Code, got.Body)
+			continue
+		}
+		for _, h := range []string{"Content-Type", "Allow", "WWW-Authenticate"} {
+			if g, w := got.Header().Get(h), want.Header().Get(h); g != w {
+				t.Errorf("%s: %s %q over HTTP, %q from the handler", name, h, g, w)
+			}
+		}
+		if got.Body.String() != want.Body.String() {
+			t.Errorf("%s: body over HTTP\n%s\nfrom the handler\n%s", name, got.Body, want.Body)
+		}
+	}
+}
+
+// TestHTTPServerRefusesUnreadableRequests: what the server refuses before
+// any handler runs gets this API's JSON errors, never a plain-text page.
+func TestHTTPServerRefusesUnreadableRequests(t *testing.T) {
+	f := onMini(t)
+	f.serve()
+	tooBig := `{"player_id":"p1","value":1,"request_id":"` + strings.Repeat("r", api.MaxBody) + `"}`
+	for _, c := range []struct {
+		name, request string
+		status        int
+		message       string
+	}{
+		{"body over MaxBody", "POST /v1/leagues/weekly/scores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gameKey +
+			"\r\nContent-Type: application/json\r\nContent-Length: " + fmt.Sprint(len(tooBig)) + "\r\n\r\n" + tooBig,
+			413, "body: is over 1048576 bytes"},
+		{"headers over MaxHeaderBytes", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("h", api.MaxHeaderBytes) + "\r\n\r\n",
+			431, "headers: the request line and headers are over 16384 bytes"},
+		{"not HTTP", "HELLO\r\nAuthorization: Bearer secret\r\n\r\n", 400, "request: not a well-formed HTTP/1.1 request"},
+		{"bad request target", "GET /healthz%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, `malformed request target \"/healthz%zz\"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := rawRequest(t, f.base, c.request)
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != c.status || resp.Header.Get("Content-Type") != "application/json" {
+				t.Fatalf("status %d %q, want %d JSON: %s", resp.StatusCode, resp.Header.Get("Content-Type"), c.status, body)
+			}
+			if !strings.Contains(string(body), `"code":"invalid"`) || !strings.Contains(string(body), c.message) {
+				t.Fatalf("body %s, want an invalid error saying %q", body, c.message)
+			}
+			if strings.Contains(string(body), "secret") {
+				t.Fatalf("the error quotes the request: %s", body)
+			}
+		})
+	}
+	// The server goes on serving.
+	f.must("GET", "/healthz", "")
+}
+
+// rawRequest writes request on a new connection and reads the response.
+func rawRequest(t *testing.T, base, request string) *http.Response {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	testsvc.Must(t, err, "dial")
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	// Write while reading: the server may answer before taking it all.
+	go io.WriteString(c, request)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	testsvc.Must(t, err, "reading the response")
+	return resp
+}
+
+// TestHTTPServerShutdownFinishesRequests: Shutdown stops taking
+// connections but lets a request in flight finish with its reply.
+func TestHTTPServerShutdownFinishesRequests(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"done":true}`)
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	testsvc.Must(t, err, "listen")
+	srv := api.NewHTTPServer(h, slog.New(slog.DiscardHandler))
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	type result struct {
+		status int
+		body   string
+		err    error
+	}
+	got := make(chan result, 1)
+	go func() {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/slow")
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got <- result{resp.StatusCode, string(b), err}
+	}()
+	<-entered
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		shut <- srv.Shutdown(ctx)
+	}()
+	if err := <-served; err != nil {
+		t.Fatalf("Serve after Shutdown: %v, want nil", err)
+	}
+	if _, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second); err == nil {
+		t.Fatal("a new connection was accepted after Shutdown")
+	}
+	close(release)
+	if r := <-got; r.err != nil || r.status != 200 || r.body != `{"done":true}` {
+		t.Fatalf("request in flight: %d %q %v, want 200 and its body", r.status, r.body, r.err)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+}
+
+// TestHTTPServerPanickingRawRoute: a panic outside the JSON routes (which
+// recover their own) is a 500 on that request only.
+func TestHTTPServerPanickingRawRoute(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /boom", func(http.ResponseWriter, *http.Request) { panic("boom") })
+	mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	testsvc.Must(t, err, "listen")
+	srv := api.NewHTTPServer(mux, slog.New(slog.DiscardHandler))
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	base := "http://" + ln.Addr().String()
+	resp, err := http.Get(base + "/boom")
+	testsvc.Must(t, err, "GET /boom")
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 500 || !strings.Contains(string(b), `"code":"internal"`) {
+		t.Fatalf("GET /boom: %d %s, want a 500 internal error", resp.StatusCode, b)
+	}
+	resp, err = http.Get(base + "/ok")
+	testsvc.Must(t, err, "GET /ok")
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != "ok" || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Fatalf("GET /ok: %d %q %q, want 200 ok, sniffed as text", resp.StatusCode, b, resp.Header.Get("Content-Type"))
+	}
+}
