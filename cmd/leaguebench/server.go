@@ -19,7 +19,7 @@ import (
 // API and a running scheduler on one engine), on a loopback port of its own.
 type server struct {
 	url     string
-	http    *http.Server
+	http    httpServer
 	sched   *scheduler.Scheduler
 	scratch *scratchStore // nil: the store is in memory
 	served  chan error
@@ -27,7 +27,7 @@ type server struct {
 
 // startServer serves the engine's API. With a database URL the store is
 // Postgres in a scratch schema named after ns, else process memory.
-func startServer(ctx context.Context, engine *league.Engine, databaseURL, ns string, log *slog.Logger) (*server, error) {
+func startServer(ctx context.Context, engine *league.Engine, databaseURL, ns string, netHTTP bool, log *slog.Logger) (*server, error) {
 	s := &server{served: make(chan error, 1)}
 	var store league.Store = inmem.New()
 	if databaseURL != "" {
@@ -38,12 +38,12 @@ func startServer(ctx context.Context, engine *league.Engine, databaseURL, ns str
 		store = s.scratch
 	}
 	s.sched = scheduler.New(engine, store, scheduler.WithLogger(log))
-	s.http = &http.Server{
-		Handler:           api.New(api.Config{Engine: engine, Store: store, Settler: s.sched, Logger: log}).Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+	h := api.New(api.Config{Engine: engine, Store: store, Settler: s.sched, Logger: log}).Handler()
+	if netHTTP {
+		s.http = netHTTPServer{&http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second,
+			ReadTimeout: api.ReadTimeout, WriteTimeout: api.WriteTimeout, IdleTimeout: api.IdleTimeout}}
+	} else {
+		s.http = api.NewHTTPServer(h, log)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -62,7 +62,7 @@ func (s *server) stop() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	err := s.http.Shutdown(ctx)
-	if serr := <-s.served; !errors.Is(serr, http.ErrServerClosed) {
+	if serr := <-s.served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}
 	return errors.Join(err, s.sched.Stop(ctx), s.dropStore())
@@ -74,3 +74,12 @@ func (s *server) dropStore() error {
 	}
 	return s.scratch.drop()
 }
+
+// httpServer is leagued's server (api.HTTPServer) or, with -net-http-server,
+// net/http's for comparison.
+type httpServer interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+}
+
+type netHTTPServer struct{ *http.Server }

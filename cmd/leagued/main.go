@@ -10,11 +10,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -84,17 +82,10 @@ func run(ctx context.Context, log *slog.Logger) error {
 		}
 		log.Warn("no API keys configured: authentication is off, serving loopback only", "listen", listen)
 	}
-	srv := &http.Server{
-		Addr: listen,
-		Handler: api.New(api.Config{
-			Engine: engine, Store: store, Settler: sched, Registry: reg, Logger: log,
-			APIKeys: cfg.APIKeys, AdminKeys: cfg.AdminKeys, HistoryLimit: cfg.Settlement.HistoryLimit,
-		}).Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
+	srv := api.NewHTTPServer(api.New(api.Config{
+		Engine: engine, Store: store, Settler: sched, Registry: reg, Logger: log,
+		APIKeys: cfg.APIKeys, AdminKeys: cfg.AdminKeys, HistoryLimit: cfg.Settlement.HistoryLimit,
+	}).Handler(), log)
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
@@ -122,10 +113,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 	if err := sched.Stop(shutdown); err != nil {
 		log.Warn("scheduler did not reach a safe point in time; the next start resumes it", "err", err)
 	}
-	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return <-served
 }
 
 // loopbackOnly keeps the port of addr but binds it to 127.0.0.1 unless it
