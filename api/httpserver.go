@@ -189,13 +189,13 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 // writeTransportError answers a request the server could not read, or
 // could not hand to the handler, with this API's JSON error.
 func writeTransportError(ctx *fasthttp.RequestCtx, err error) {
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		err = errTooLarge // as decodeBody answers past MaxBody
+	}
 	var se *statusError
 	var small *fasthttp.ErrSmallBuffer
 	var ne net.Error
 	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		se = errTooLarge // as decodeBody answers past MaxBody
-		writeErrorReply(ctx, se.status, se.err.Code, league.ErrorMessage(se.err))
 	case errors.As(err, &se):
 		writeErrorReply(ctx, se.status, se.err.Code, league.ErrorMessage(se.err))
 	case errors.As(err, &small):

@@ -40,8 +40,8 @@ func startServer(ctx context.Context, engine *league.Engine, databaseURL, ns str
 	s.sched = scheduler.New(engine, store, scheduler.WithLogger(log))
 	h := api.New(api.Config{Engine: engine, Store: store, Settler: s.sched, Logger: log}).Handler()
 	if netHTTP {
-		s.http = netHTTPServer{&http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second,
-			ReadTimeout: api.ReadTimeout, WriteTimeout: api.WriteTimeout, IdleTimeout: api.IdleTimeout}}
+		s.http = &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second,
+			ReadTimeout: api.ReadTimeout, WriteTimeout: api.WriteTimeout, IdleTimeout: api.IdleTimeout}
 	} else {
 		s.http = api.NewHTTPServer(h, log)
 	}
@@ -81,5 +81,3 @@ type httpServer interface {
 	Serve(net.Listener) error
 	Shutdown(context.Context) error
 }
-
-type netHTTPServer struct{ *http.Server }
