@@ -85,16 +85,18 @@ func (b *bench) runLive(ctx context.Context, n int, names []string) error {
 	}
 	defer f.close(b)
 	for _, conc := range b.o.concurrency {
-		for _, name := range names {
-			wl, _ := workloadNamed(name)
-			for _, via := range b.o.vias {
-				if !slices.Contains(wl.vias, via) {
-					fmt.Fprintf(b.out, "%s/%s: skipped (%s runs through %v only)\n", name, via, name, wl.vias)
-					continue
-				}
-				b.runRow(ctx, f, wl, via, n, conc)
-				if err := ctx.Err(); err != nil {
-					return err
+		for _, rate := range b.o.rates {
+			for _, name := range names {
+				wl, _ := workloadNamed(name)
+				for _, via := range b.o.vias {
+					if !slices.Contains(wl.vias, via) {
+						fmt.Fprintf(b.out, "%s/%s: skipped (%s runs through %v only)\n", name, via, name, wl.vias)
+						continue
+					}
+					b.runRow(ctx, f, wl, via, n, pace{conc, rate})
+					if err := ctx.Err(); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -106,7 +108,7 @@ func (b *bench) runLive(ctx context.Context, n int, names []string) error {
 // -rounds alternating turns of each (baseline first), which add up to
 // -duration each, so a noisy neighbour that comes and goes weighs on both
 // alike.
-func (b *bench) runRow(ctx context.Context, f *fixture, wl workload, via string, players, conc int) {
+func (b *bench) runRow(ctx context.Context, f *fixture, wl workload, via string, players int, l pace) {
 	t, pop := f.targets[via], f.pops[via]
 	r := &row{workload: wl.name, via: via, players: players, perUnit: wl.perUnitLatency}
 	label := wl.name + "/" + via
@@ -114,11 +116,11 @@ func (b *bench) runRow(ctx context.Context, f *fixture, wl workload, via string,
 	var bop op
 	if b.o.baseline {
 		r.baseLabel, bop = wl.baseline(f.base, t, pop)
-		bspec = b.spec(label+" baseline", wl.unit, conc)
+		bspec = b.spec(label+" baseline", wl.unit, l)
 		r.base = newMeasurement(bspec)
 		warm(ctx, bspec, bop)
 	}
-	wspec, wop := b.spec(label, wl.unit, conc), wl.op(t, pop, b.o.batch)
+	wspec, wop := b.spec(label, wl.unit, l), wl.op(t, pop, b.o.batch)
 	r.work = newMeasurement(wspec)
 	warm(ctx, wspec, wop)
 	for round := 0; round < b.o.rounds && ctx.Err() == nil; round++ {
@@ -136,9 +138,16 @@ func (b *bench) engineOptions(ns string) []league.Option {
 	return []league.Option{league.WithNamespace(ns), league.WithLogger(b.log), league.WithSharedRoundTrips(b.o.shared)}
 }
 
-func (b *bench) spec(label, unit string, conc int) spec {
+// pace is how hard a row drives its target: requests in flight at most,
+// and the open loop's arrival rate (0: closed loop).
+type pace struct {
+	conc int
+	rate float64
+}
+
+func (b *bench) spec(label, unit string, l pace) spec {
 	b.seed++
-	return spec{label: label, unit: unit, conc: conc, rate: b.o.rate, duration: b.o.duration / time.Duration(b.o.rounds), warmup: b.o.warmup, seed: b.seed}
+	return spec{label: label, unit: unit, conc: l.conc, rate: l.rate, duration: b.o.duration / time.Duration(b.o.rounds), warmup: b.o.warmup, seed: b.seed}
 }
 
 // progress is where the per-second lines go: nowhere when quiet.

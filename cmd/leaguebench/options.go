@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ type options struct {
 	duration    time.Duration
 	rounds      int // alternating baseline and workload turns per measurement
 	warmup      time.Duration
-	rate        float64 // open loop: arrivals per second; 0 is closed loop
+	rates       []float64 // open loop: arrivals per second, each a row; 0 is closed loop
 	batch       int
 	baseline    bool
 	// shared opens the engine WithSharedRoundTrips(shared). The EVALSHA
@@ -60,6 +61,7 @@ same Redis, at the same concurrency, in the same run. Results are ratios.
   leaguebench -workloads join,score,standing,board,mix -via lib,http -players 10000 -concurrency 32 -duration 10s
   leaguebench -workloads batch -via http
   leaguebench -workloads score -via http -rate 8000        (open loop: p99 at a fixed arrival rate)
+  leaguebench -workloads score -via http -rate 5k,10.5k,15k (p99 against load, baseline beside each)
   leaguebench -workloads memory -players 1000000
   leaguebench -workloads settle -players 100000,1000000    (needs DATABASE_URL)
 
@@ -91,7 +93,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "length of each measurement (and of its baseline)")
 	fs.IntVar(&o.rounds, "rounds", 4, "split -duration into this many alternating turns of baseline and workload, so both meet the same noise")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured run before each measurement")
-	fs.Float64Var(&o.rate, "rate", 0, "open loop: fixed arrival rate in ops/s, latency from the scheduled send time; 0 = closed loop")
+	rates := fs.String("rate", "0", "open loop: fixed arrival rate in ops/s, latency from the scheduled send time; a list runs each rate; 0 = closed loop")
 	fs.IntVar(&o.batch, "batch", 100, "score writes per batch request")
 	fs.BoolVar(&o.baseline, "baseline", true, "measure the plain-Redis baseline of each workload")
 	fs.IntVar(&o.shared, "shared", league.DefaultSharedRoundTrips, "open the engine with league.WithSharedRoundTrips(n): calls of concurrent goroutines share at most n pipelines in flight; 0 = one round trip per call")
@@ -127,6 +129,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	if o.concurrency, err = ints("concurrency", *conc, 1); err != nil {
 		return o, err
 	}
+	if o.rates, err = floats("rate", *rates); err != nil {
+		return o, err
+	}
 	switch {
 	case o.duration <= 0:
 		return o, errors.New("-duration must be positive")
@@ -134,8 +139,6 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 		return o, errors.New("-rounds must be 1 or more, and leave each turn at least 100ms of -duration")
 	case o.warmup < 0:
 		return o, errors.New("-warmup must not be negative")
-	case o.rate < 0:
-		return o, errors.New("-rate must not be negative")
 	case o.batch < 1 || o.batch > 1000:
 		return o, errors.New("-batch must be 1..1000")
 	case o.loaders < 1:
@@ -172,6 +175,24 @@ func pick(flagName, list string, known []string) ([]string, error) {
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("-%s: empty", flagName)
+	}
+	return out, nil
+}
+
+// floats parses a comma-separated list of numbers >= 0; "10.5k" is 10500.
+func floats(flagName, list string) ([]float64, error) {
+	var out []float64
+	for item := range strings.SplitSeq(list, ",") {
+		item = strings.ToLower(strings.TrimSpace(item))
+		mult := 1.0
+		if strings.HasSuffix(item, "k") {
+			mult, item = 1000, strings.TrimSuffix(item, "k")
+		}
+		f, err := strconv.ParseFloat(item, 64)
+		if err != nil || f < 0 || math.IsInf(f*mult, 0) || math.IsNaN(f) {
+			return nil, fmt.Errorf("-%s: %q is not a number >= 0", flagName, item)
+		}
+		out = append(out, f*mult)
 	}
 	return out, nil
 }

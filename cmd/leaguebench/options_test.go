@@ -25,6 +25,8 @@ func TestOptions(t *testing.T) {
 		{"no rounds", []string{"-rounds", "0"}, local, "-rounds must be 1 or more"},
 		{"rounds too short", []string{"-duration", "1s", "-rounds", "20"}, local, "at least 100ms"},
 		{"bad players", []string{"-players", "ten"}, local, "not a whole number"},
+		{"negative rate", []string{"-rate", "5k,-1"}, local, `-rate: "-1" is not a number >= 0`},
+		{"bad rate", []string{"-rate", "fast"}, local, `-rate: "fast" is not a number >= 0`},
 		{"remote redis", nil, map[string]string{"REDIS_URL": "redis://10.0.0.5:6379"}, "not a loopback address"},
 		{"remote postgres", []string{"-workloads", "settle"},
 			map[string]string{"REDIS_URL": "redis://127.0.0.1:6379", "DATABASE_URL": "postgres://db.example.com/x"}, "not a loopback address"},
@@ -45,8 +47,14 @@ func TestOptions(t *testing.T) {
 			}
 		})
 	}
-	o, _ := parseOptions([]string{"-players", "100k,1m"}, env(local), io.Discard)
+	o, _ := parseOptions([]string{"-players", "100k,1m", "-rate", "0,5000,10.5k"}, env(local), io.Discard)
 	if !slices.Equal(o.players, []int{100000, 1000000}) {
 		t.Errorf("-players 100k,1m: got %v, want [100000 1000000]", o.players)
+	}
+	if !slices.Equal(o.rates, []float64{0, 5000, 10500}) {
+		t.Errorf("-rate 0,5000,10.5k: got %v, want [0 5000 10500]", o.rates)
+	}
+	if o, _ := parseOptions(nil, env(local), io.Discard); !slices.Equal(o.rates, []float64{0}) {
+		t.Errorf("no -rate: got %v, want one closed-loop row [0]", o.rates)
 	}
 }

@@ -63,11 +63,18 @@ func TestSmoke(t *testing.T) {
 // must hold and latency must count from it.
 func TestSmokeOpenLoop(t *testing.T) {
 	o := smokeOptions()
-	o.workloads, o.rate, o.duration = []string{"score"}, 200, 300*time.Millisecond
+	o.workloads, o.rates, o.duration = []string{"score"}, []float64{100, 200}, 300*time.Millisecond
 	rep, out := smokeRun(t, o)
+	if len(rep.rows) != len(o.rates)*len(o.vias) {
+		t.Fatalf("%d rows, want one per rate and target", len(rep.rows))
+	}
 	for _, r := range rep.rows {
-		if got := float64(r.work.latency.count()); got < 0.8*o.rate*o.duration.Seconds() || got > 1.2*o.rate*o.duration.Seconds()+float64(r.work.conc) {
-			t.Errorf("%s: %v requests at %v/s for %v", r.work.label, got, o.rate, o.duration)
+		rate := r.work.rate
+		if got := float64(r.work.latency.count()); got < 0.8*rate*o.duration.Seconds() || got > 1.2*rate*o.duration.Seconds()+float64(r.work.conc) {
+			t.Errorf("%s: %v requests at %v/s for %v", r.work.label, got, rate, o.duration)
+		}
+		if r.base == nil || r.base.rate != rate {
+			t.Errorf("%s at %v/s: the baseline should run open loop at the same rate", r.work.label, rate)
 		}
 		if r.work.service.count() != r.work.latency.count() || r.work.service.quantile(0.5) > r.work.latency.quantile(0.5) {
 			t.Errorf("%s: service time should be counted for every request and be at most the latency", r.work.label)
@@ -81,7 +88,7 @@ func TestSmokeOpenLoop(t *testing.T) {
 
 func smokeOptions() options {
 	return options{
-		vias: allVias, players: []int{300}, concurrency: []int{4},
+		vias: allVias, players: []int{300}, concurrency: []int{4}, rates: []float64{0},
 		duration: 150 * time.Millisecond, batch: 20, baseline: true, shared: 4, loaders: 8, rounds: 2,
 		redisURL: testsvc.RedisURL(), databaseURL: testsvc.DatabaseURL(),
 		leagueID: "weekly", timeout: time.Minute,
