@@ -55,7 +55,10 @@ func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*repo
 	}
 	fmt.Fprintln(out, rep.env)
 
-	live := slices.DeleteFunc(slices.Clone(o.workloads), func(w string) bool { return w == "memory" || w == "settle" })
+	if slices.Contains(o.workloads, "stalls") {
+		b.runStalls(ctx)
+	}
+	live := slices.DeleteFunc(slices.Clone(o.workloads), func(w string) bool { return w == "memory" || w == "settle" || w == "stalls" })
 	for _, n := range o.players {
 		if len(live) > 0 {
 			if err := b.runLive(ctx, n, live); err != nil {

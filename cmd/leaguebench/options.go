@@ -51,7 +51,7 @@ type options struct {
 
 var (
 	liveWorkloads = []string{"join", "score", "standing", "board", "mix", "batch", "player"}
-	allWorkloads  = append(slices.Clone(liveWorkloads), "memory", "settle")
+	allWorkloads  = append(slices.Clone(liveWorkloads), "memory", "settle", "stalls")
 	allVias       = []string{"lib", "http"}
 )
 
@@ -64,11 +64,13 @@ same Redis, at the same concurrency, in the same run. Results are ratios.
   leaguebench -workloads score -via http -rate 5k,10.5k,15k (p99 against load, baseline beside each)
   leaguebench -workloads memory -players 1000000
   leaguebench -workloads settle -players 100000,1000000    (needs DATABASE_URL)
+  leaguebench -workloads stalls -duration 10s              (the machine's own scheduling gaps)
 
 Workloads: join, score, standing, board, mix (70% score writes, 25% standings,
 5% boards), batch (score writes, -batch per request, against single writes),
 player (HTTP GET of a player: standing, pending rewards and history), memory,
-settle. Baselines: EVALSHA of a trivial script, one plain round trip each
+settle, stalls (threads that only read the clock, alone and one per CPU: how
+long the machine keeps a runnable thread off a CPU). Baselines: EVALSHA of a trivial script, one plain round trip each
 (-baseline-autopipelined sends it through an autopipeliner instead), and
 ZREVRANGE 0 99 WITHSCORES of a 100-member sorted set. Environment: REDIS_URL (required;
 a real Redis), DATABASE_URL (settle; the in-process server's store, else

@@ -18,6 +18,7 @@ type report struct {
 	rows    []*row
 	memory  []memoryResult
 	settle  []settleResult
+	stalls  []stallResult
 }
 
 // row is a workload beside its baseline.
@@ -213,5 +214,9 @@ func (rep *report) write(w io.Writer) {
 	if len(rep.settle) > 0 {
 		fmt.Fprintf(w, "\n### Settlement\n\n%s", table(settleColumns(), rep.settle))
 		fmt.Fprintln(w, "\nSteps as the scheduler reports them (read+decide \"-\": counted in the write); players/s is over the whole SettleNow, set-up excluded.")
+	}
+	if len(rep.stalls) > 0 {
+		fmt.Fprintf(w, "\n### Machine stalls\n\n%s", table(stallColumns, rep.stalls))
+		fmt.Fprintln(w, "\nThreads that only read the clock, each on its own OS thread: a gap between two readings is time the thread wanted a CPU and did not have one.")
 	}
 }
