@@ -30,9 +30,13 @@ fuzz:
 		go test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) "$${t%%:*}" || exit 1; \
 	done
 
-# bench: benchmarks against throwaway services (placeholder: the lead picks the set).
+# bench: the engine's Go benchmarks, then leaguebench's main table (every live
+# workload through the library and HTTP, beside its same-run baseline), against
+# throwaway Redis and PostgreSQL (or REDIS_URL / DATABASE_URL). BENCHMARKS.md
+# has the other runs (open loop, memory, settlement) and the recorded figures.
+BENCHFLAGS ?= -workloads join,score,standing,board,mix,batch -via lib,http -players 10000 -concurrency 32 -duration 10s
 bench: withservices
-	$(WITHSERVICES) -- go test -run '^$$' -bench . ./...
+	$(WITHSERVICES) -- sh -c 'go test -run "^$$" -bench . -benchtime 3s ./league && go run ./cmd/leaguebench $(BENCHFLAGS)'
 
 # run: the server, with config.yaml.
 run:
