@@ -79,8 +79,18 @@ func liveColumns(openLoop bool) []column[*row] {
 		{"players", true, func(r *row) string { return thousands(float64(r.players)) }},
 		{"conc", true, func(r *row) string { return strconv.Itoa(r.work.conc) }},
 	}
+	// openOnly is a cell of the open-loop columns: "-" on a closed-loop row
+	// of the same table (-rate 0,10000).
+	openOnly := func(cell func(r *row) string) func(r *row) string {
+		return func(r *row) string {
+			if r.work.rate == 0 {
+				return "-"
+			}
+			return cell(r)
+		}
+	}
 	if openLoop {
-		cols = append(cols, column[*row]{"target/s", true, func(r *row) string { return thousands(r.work.rate) }})
+		cols = append(cols, column[*row]{"target/s", true, openOnly(func(r *row) string { return thousands(r.work.rate) })})
 	}
 	cols = append(cols,
 		column[*row]{"ops/s", true, func(r *row) string {
@@ -95,10 +105,10 @@ func liveColumns(openLoop bool) []column[*row] {
 	)
 	if openLoop {
 		cols = append(cols,
-			column[*row]{"p99 from send", true, func(r *row) string { return duration(r.work.service.quantile(0.99)) }},
-			column[*row]{"send lag p50/p99", true, func(r *row) string {
+			column[*row]{"p99 from send", true, openOnly(func(r *row) string { return duration(r.work.service.quantile(0.99)) })},
+			column[*row]{"send lag p50/p99", true, openOnly(func(r *row) string {
 				return duration(r.work.lag.quantile(0.5)) + " / " + duration(r.work.lag.quantile(0.99))
-			}},
+			})},
 		)
 	}
 	cols = append(cols,

@@ -90,6 +90,26 @@ func TestReportRow(t *testing.T) {
 			t.Errorf("report lacks %q; got\n%s", want, out)
 		}
 	}
+	// A closed-loop row beside open-loop ones (-rate 0,5000) leaves the
+	// open-loop columns empty.
+	open := mk("score/http", 5000, time.Millisecond, time.Second)
+	open.rate = 5000
+	for range 100 {
+		open.service.record(800 * time.Microsecond)
+		open.lag.record(200 * time.Microsecond)
+	}
+	rep.rows = append(rep.rows, &row{workload: "score", via: "http", players: 10000, perUnit: true, work: open})
+	b.Reset()
+	rep.write(&b)
+	out = b.String()
+	for _, want := range []string{
+		"| score    | http |  10,000 |   32 |        - | 15,000 | 2.00ms | 2.00ms | 2.00ms |             - |                - |",
+		"| score    | http |  10,000 |   32 |    5,000 |  5,000 | 1.00ms | 1.00ms | 1.00ms |         800µs |    200µs / 200µs |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mixed open- and closed-loop report lacks %q; got\n%s", want, out)
+		}
+	}
 	batch := &row{workload: "batch", via: "http", work: work, base: base}
 	if got := ratio(batch.p99Ratio()); got != "-" {
 		t.Errorf("batch p99 ratio: got %s, want - (a batch's latency is not a write's)", got)
