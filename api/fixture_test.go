@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,13 +37,6 @@ const (
 	adminKey = "admin-key-0123456789"
 	noKey    = ""
 )
-
-// clock is an injectable clock tests move by hand.
-type clock struct{ ms atomic.Int64 }
-
-func (c *clock) now() time.Time        { return time.UnixMilli(c.ms.Load()).UTC() }
-func (c *clock) set(t time.Time)       { c.ms.Store(t.UnixMilli()) }
-func (c *clock) after(p league.Period) { c.set(p.End.Add(time.Minute)) }
 
 // monday starts the test week: the first period is 20261116T000000Z.
 var monday = time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
@@ -97,7 +89,7 @@ type fixture struct {
 	rdb     *redis.Client
 	mini    *miniredis.Miniredis // nil on the real Redis
 	ns      string
-	clock   *clock
+	clock   *testsvc.Clock
 	engine  *league.Engine
 	store   *inmem.Store
 	settler *fakeSettler
@@ -143,9 +135,8 @@ func onDownRedis(tb testing.TB, opts ...option) *fixture {
 
 func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns string, opts ...option) *fixture {
 	tb.Helper()
-	f := &fixture{tb: tb, ctx: context.Background(), rdb: rdb, mini: m, ns: ns, clock: &clock{},
+	f := &fixture{tb: tb, ctx: context.Background(), rdb: rdb, mini: m, ns: ns, clock: testsvc.NewClock(monday.Add(time.Hour)),
 		store: inmem.New(), reg: prometheus.NewRegistry(), log: &syncBuffer{}}
-	f.clock.set(monday.Add(time.Hour))
 	quiet := slog.New(slog.NewTextHandler(f.log, nil))
 	var editLeague func(*league.League)
 	for _, o := range opts {
@@ -154,7 +145,7 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 		}
 	}
 	e, err := league.Open(f.ctx, rdb, []*league.League{testLeague(tb, editLeague)},
-		league.WithNamespace(ns), league.WithClock(f.clock.now), league.WithLogger(quiet))
+		league.WithNamespace(ns), league.WithClock(f.clock.Now), league.WithLogger(quiet))
 	testsvc.Must(tb, err, "league.Open")
 	f.engine = e
 	f.settler = &fakeSettler{store: f.store}

@@ -203,13 +203,13 @@ func TestEngineRefusals(t *testing.T) {
 		{"request id of another player", nil, "/v1/leagues/weekly/scores", `{"player_id":"bob","value":1,"request_id":"r1"}`, 409, "conflict"},
 		{"past the maximum", nil, "/v1/leagues/weekly/scores", `{"player_id":"alice","value":11}`, 422, "overflow"},
 		{"value over the maximum", nil, "/v1/leagues/weekly/scores", `{"player_id":"bob","value":1001}`, 422, "overflow"},
-		{"write after the period", func() { f.clock.after(week) }, "/v1/leagues/weekly/scores", `{"player_id":"alice","value":1}`, 409, "period_closed"},
+		{"write after the period", func() { f.clock.After(week.End) }, "/v1/leagues/weekly/scores", `{"player_id":"alice","value":1}`, 409, "period_closed"},
 		{"join into a closed period", func() {
 			_, err := f.engine.Close(f.ctx, "weekly", week)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f.clock.set(week.Start.Add(time.Hour)) // a clock moved back
+			f.clock.Set(week.Start.Add(time.Hour)) // a clock moved back
 		}, "/v1/leagues/weekly/join", `{"player_id":"dave","name":"Dave"}`, 409, "period_closed"},
 	}
 	for _, tt := range tests {

@@ -108,7 +108,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 
 	// The week ends: late writes are refused, then settlement gives history
 	// and rewards, which the next join delivers.
-	f.clock.after(week)
+	f.clock.After(week.End)
 	if w := f.do("POST", "/v1/leagues/weekly/scores", `{"player_id":"alice","value":1}`, gameKey); w.Code != http.StatusConflict {
 		t.Errorf("late write: status %d, want 409", w.Code)
 	}

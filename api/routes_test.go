@@ -122,7 +122,7 @@ func TestPlayerAcrossSettlement(t *testing.T) {
 		t.Fatalf("p09: gap %v rank %v, want 1 and 2", st["gap"], st["rank"])
 	}
 
-	f.clock.after(week)
+	f.clock.After(week.End)
 	f.settleWeek(week)
 	st = f.must("GET", "/v1/leagues/weekly/players/p10", "")
 	hist := st["history"].([]any)

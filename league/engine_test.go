@@ -77,10 +77,10 @@ func TestRankingTies(t *testing.T) {
 			// fourth scores 10 first, then first; second and third tie on 5
 			// in the reverse order of joining.
 			f.score("fourth", 10)
-			f.clock.add(time.Second)
+			f.clock.Add(time.Second)
 			f.score("first", 10)
 			f.score("third", 5)
-			f.clock.add(time.Second)
+			f.clock.Add(time.Second)
 			f.score("second", 5)
 			assertOrder(t, f, "first", "fourth", "second", "third")
 		})
@@ -90,10 +90,10 @@ func TestRankingTies(t *testing.T) {
 				f.join(p)
 			}
 			f.score("fourth", 10)
-			f.clock.add(time.Second)
+			f.clock.Add(time.Second)
 			f.score("first", 10)
 			f.score("third", 5)
-			f.clock.add(time.Second)
+			f.clock.Add(time.Second)
 			f.score("second", 5)
 			// fourth reached 10 a second before first; third reached 5 before second.
 			assertOrder(t, f, "fourth", "first", "third", "second")
@@ -135,7 +135,7 @@ func TestMaxExactScore(t *testing.T) {
 				for i := 0; i < 10; i++ { // fill the board: slots 1..size
 					f.join(fmt.Sprintf("p%d", i))
 				}
-				f.clock.set(f.period().End.Add(-time.Millisecond)) // the last instant of the period
+				f.clock.Set(f.period().End.Add(-time.Millisecond)) // the last instant of the period
 				f.score("p9", max)
 				f.score("p0", max-1)
 				// same score, same instant: p1 joined before p9 (slot 2 vs slot 10)
@@ -188,7 +188,7 @@ func TestClosedPeriodRefused(t *testing.T) {
 
 		// After the period's end, by the clock: the write is refused, and a
 		// player who has not joined the new period is told so.
-		f.clock.after(week)
+		f.clock.After(week.End)
 		_, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: 1})
 		if !errors.Is(err, league.ErrPeriodClosed) {
 			t.Fatalf("late write: %v, want period closed", err)
@@ -199,18 +199,18 @@ func TestClosedPeriodRefused(t *testing.T) {
 		}
 
 		// Close before the end is refused: Redis's clock has not passed it.
-		f.clock.to(week)
+		f.clock.Set(week.Start.Add(time.Minute))
 		if _, err := f.engine.Close(f.ctx, "weekly", week); !errors.Is(err, league.ErrNotEnded) {
 			t.Fatalf("early close: %v, want not ended", err)
 		}
-		f.clock.after(week)
+		f.clock.After(week.End)
 		pop, err := f.engine.Close(f.ctx, "weekly", week)
 		testsvc.Must(t, err, "Close")
 		if pop.Players() != 1 {
 			t.Fatalf("closed period has %d players, want 1", pop.Players())
 		}
 		// Even a clock moved back cannot write into a closed period.
-		f.clock.to(week)
+		f.clock.Set(week.Start.Add(time.Minute))
 		_, err = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: 1})
 		if !errors.Is(err, league.ErrPeriodClosed) {
 			t.Fatalf("write into a closed period: %v, want period closed", err)

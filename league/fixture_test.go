@@ -4,7 +4,6 @@ import (
 	"context"
 	"sort"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,21 +13,6 @@ import (
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
 )
-
-// clock is an injectable clock tests move by hand.
-type clock struct{ ms atomic.Int64 }
-
-func newClock(t time.Time) *clock {
-	c := &clock{}
-	c.set(t)
-	return c
-}
-
-func (c *clock) now() time.Time        { return time.UnixMilli(c.ms.Load()).UTC() }
-func (c *clock) set(t time.Time)       { c.ms.Store(t.UnixMilli()) }
-func (c *clock) add(d time.Duration)   { c.ms.Add(d.Milliseconds()) }
-func (c *clock) to(p league.Period)    { c.set(p.Start.Add(time.Minute)) }
-func (c *clock) after(p league.Period) { c.set(p.End.Add(time.Minute)) }
 
 // monday is a period start of the weekly test schedule.
 var monday = time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
@@ -75,7 +59,7 @@ type fixture struct {
 	ctx    context.Context
 	rdb    *redis.Client
 	ns     string
-	clock  *clock
+	clock  *testsvc.Clock
 	engine *league.Engine
 	league *league.League
 }
@@ -91,11 +75,11 @@ func newFixture(tb testing.TB, b testsvc.Backend, edit ...func(*league.League)) 
 func newFixtureWith(tb testing.TB, b testsvc.Backend, opts []league.Option, edit ...func(*league.League)) *fixture {
 	tb.Helper()
 	ns := testsvc.Namespace(tb)
-	f := &fixture{tb: tb, ctx: context.Background(), ns: ns, clock: newClock(monday.Add(time.Hour))}
+	f := &fixture{tb: tb, ctx: context.Background(), ns: ns, clock: testsvc.NewClock(monday.Add(time.Hour))}
 	f.rdb = b.New(tb, ns)
 	f.league = testLeague(tb, edit...)
 	e, err := league.Open(f.ctx, f.rdb, []*league.League{f.league},
-		append([]league.Option{league.WithNamespace(ns), league.WithClock(f.clock.now)}, opts...)...)
+		append([]league.Option{league.WithNamespace(ns), league.WithClock(f.clock.Now)}, opts...)...)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}

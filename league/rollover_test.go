@@ -38,7 +38,7 @@ func TestTenThousandConcurrentJoins(t *testing.T) {
 			}
 		}
 
-		f.clock.after(week)
+		f.clock.After(week.End)
 		outcomes := f.settle(week)
 		want := map[string]int{}
 		for _, o := range outcomes {
@@ -147,7 +147,7 @@ func TestRolloverBeforeSettlement(t *testing.T) {
 			f.join(p)
 			f.score(p, int64(100-i)) // p00 best
 		}
-		f.clock.after(week)
+		f.clock.After(week.End)
 
 		// Before settlement: p00 (rank 1 of board 1) and p12 (rank 3 of board 2)
 		// join, racing themselves.
@@ -188,7 +188,7 @@ func TestRolloverBeforeSettlement(t *testing.T) {
 			t.Fatalf("retried join of p00: %+v, want the first join's rewards again", again)
 		}
 		next := f.period()
-		f.clock.after(next)
+		f.clock.After(next.End)
 		for _, p := range []string{"p00", "p01", "p12"} {
 			if r := f.join(p); earnedIn(r.Rewards, week) != 0 {
 				t.Fatalf("%s got the rewards of %s again in the following period: %+v", p, week, r.Rewards)
@@ -265,14 +265,14 @@ func TestApplyIsRepeatable(t *testing.T) {
 			f.join(p)
 			f.score(p, int64(10-i))
 		}
-		f.clock.after(week)
+		f.clock.After(week.End)
 		outcomes := f.settle(week)
 		if r := f.join("p0"); len(r.Rewards) != 1 {
 			t.Fatalf("p0 rewards %v, want 1", r.Rewards)
 		}
 		testsvc.Must(t, f.engine.Apply(f.ctx, "weekly", week, outcomes), "Apply again")
 		next := f.period()
-		f.clock.after(next)
+		f.clock.After(next.End)
 		if r := f.join("p0"); earnedIn(r.Rewards, week) != 0 || r.Tier != "silver" {
 			t.Fatalf("p0 after a repeated apply: %+v", r)
 		}
@@ -300,7 +300,7 @@ func TestAbsenceDecay(t *testing.T) {
 			w := f.period()
 			f.join("a")
 			f.score("a", 10)
-			f.clock.after(w)
+			f.clock.After(w.End)
 			f.settle(w)
 		}
 		climb() // bronze -> silver
@@ -309,10 +309,10 @@ func TestAbsenceDecay(t *testing.T) {
 			t.Fatalf("a is %s, want gold", p.Tier)
 		}
 		w := f.period()
-		f.clock.after(w)
+		f.clock.After(w.End)
 		f.settle(w)              // gold is the top: a stays
 		for i := 0; i < 2; i++ { // two weeks away
-			f.clock.after(f.period())
+			f.clock.After(f.period().End)
 		}
 		s, err := f.engine.Standing(f.ctx, "weekly", "a")
 		testsvc.Must(t, err, "Standing")

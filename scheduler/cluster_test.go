@@ -27,8 +27,8 @@ func TestRedisCluster(t *testing.T) {
 	defer rdb.Close()
 	ctx := context.Background()
 	ns := testsvc.Namespace(t)
-	c := &clock{}
-	c.set(monday.Add(3600e9))
+	c := &testsvc.Clock{}
+	c.Set(monday.Add(3600e9))
 	sched, _ := league.ParseSchedule("0 0 * * MON")
 	var leagues []*league.League
 	for _, id := range []string{"north", "south", "east"} { // three leagues, likely three slots
@@ -36,7 +36,7 @@ func TestRedisCluster(t *testing.T) {
 		testsvc.Must(t, l.Init(), "Init")
 		leagues = append(leagues, l)
 	}
-	e, err := league.Open(ctx, rdb, leagues, league.WithNamespace(ns), league.WithClock(c.now))
+	e, err := league.Open(ctx, rdb, leagues, league.WithNamespace(ns), league.WithClock(c.Now))
 	testsvc.Must(t, err, "Open on the cluster")
 	t.Cleanup(func() {
 		rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
@@ -61,7 +61,7 @@ func TestRedisCluster(t *testing.T) {
 			t.Fatalf("%s board %+v", l.ID, b.Entries)
 		}
 	}
-	c.after(week)
+	c.After(week.End)
 	s := scheduler.New(e, inmem.New())
 	for _, l := range leagues {
 		st, err := s.SettleNow(ctx, l.ID, week.Start)

@@ -59,7 +59,7 @@ func TestStoreDownDuringSettlement(t *testing.T) {
 		f := newFixture(t, k, 100)
 		week := f.period()
 		f.play("p", 300)
-		f.clock.after(week)
+		f.clock.After(week.End)
 		ds := &downStore{Store: f.store}
 		f.store = ds
 		s := f.scheduler(scheduler.WithFault(func(step string) error {

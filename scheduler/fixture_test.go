@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,12 +33,6 @@ func forEachStore(t *testing.T, fn func(t *testing.T, k storeKind)) {
 	}
 }
 
-type clock struct{ ms atomic.Int64 }
-
-func (c *clock) now() time.Time        { return time.UnixMilli(c.ms.Load()).UTC() }
-func (c *clock) set(t time.Time)       { c.ms.Store(t.UnixMilli()) }
-func (c *clock) after(p league.Period) { c.set(p.End.Add(time.Minute)) }
-
 // monday 2026-11-16 starts a week of the test league.
 var monday = time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
 
@@ -67,7 +60,7 @@ type fixture struct {
 	ctx    context.Context
 	rdb    *redis.Client
 	ns     string
-	clock  *clock
+	clock  *testsvc.Clock
 	league *league.League
 	engine *league.Engine
 	store  league.Store
@@ -75,8 +68,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, k storeKind, size int) *fixture {
 	t.Helper()
-	f := &fixture{t: t, ctx: context.Background(), ns: testsvc.Namespace(t), clock: &clock{}}
-	f.clock.set(monday.Add(time.Hour))
+	f := &fixture{t: t, ctx: context.Background(), ns: testsvc.Namespace(t), clock: testsvc.NewClock(monday.Add(time.Hour))}
 	f.rdb = testsvc.Redis(t, f.ns)
 	sched, err := league.ParseSchedule("0 0 * * MON")
 	testsvc.Must(t, err, "schedule")
@@ -90,7 +82,7 @@ func newFixture(t *testing.T, k storeKind, size int) *fixture {
 // open opens another engine on the same Redis and namespace: a second
 // replica.
 func (f *fixture) open() *league.Engine {
-	e, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns), league.WithClock(f.clock.now))
+	e, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
 	testsvc.Must(f.t, err, "Open")
 	return e
 }

@@ -50,7 +50,7 @@ func TestKilledMidWrite(t *testing.T) {
 	f := newFixture(t, stores[len(stores)-1], 100)
 	week := f.period()
 	f.play("p", 20000)
-	f.clock.after(week)
+	f.clock.After(week.End)
 	real := f.store
 	f.store = killedStore{Store: real, after: 20 * time.Millisecond}
 	_, err := f.scheduler().SettleNow(f.ctx, "weekly", time.Time{})

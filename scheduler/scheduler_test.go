@@ -23,7 +23,7 @@ func TestSeasonEndToEnd(t *testing.T) {
 		const n = 10000
 		week1 := f.period()
 		f.play("p", n)
-		f.clock.after(week1)
+		f.clock.After(week1.End)
 		st := f.settleNow(s)
 		if st.Players != n || st.Tiers[0].Promoted != 2000 || st.Tiers[0].Rewarded != 300 {
 			t.Fatalf("settlement %+v", st)
@@ -47,7 +47,7 @@ func TestSeasonEndToEnd(t *testing.T) {
 			t.Fatalf("%d joins delivered rewards, want 300 (ranks 1-3 of 100 boards)", rewarded)
 		}
 		week2 := f.period()
-		f.clock.after(week2)
+		f.clock.After(week2.End)
 		st = f.settleNow(s)
 		if st.Tiers[1].Players != 2000 || st.Tiers[1].Promoted != 400 || st.Tiers[1].Demoted != 400 {
 			t.Fatalf("silver in week 2: %+v", st.Tiers[1])
@@ -131,7 +131,7 @@ func TestFaultAtEveryStep(t *testing.T) {
 				f := newFixture(t, k, 100)
 				week := f.period()
 				f.play("p", 500)
-				f.clock.after(week)
+				f.clock.After(week.End)
 				calls := 0
 				crashed := errors.New("crash")
 				dying := f.scheduler(scheduler.WithFault(func(step string) error {
@@ -176,7 +176,7 @@ func TestTwoSchedulersRace(t *testing.T) {
 		f := newFixture(t, k, 100)
 		week := f.period()
 		f.play("p", 1000)
-		f.clock.after(week)
+		f.clock.After(week.End)
 		var wg sync.WaitGroup
 		results := make([]error, 4)
 		for i := range results {
@@ -210,7 +210,7 @@ func TestTwoSchedulersRace(t *testing.T) {
 		// Takeover: the first replica dies after writing; the second finishes.
 		week2 := f.period()
 		f.play("q", 300)
-		f.clock.after(week2)
+		f.clock.After(week2.End)
 		dead := scheduler.New(f.open(), f.store, scheduler.WithFault(func(step string) error {
 			if step == scheduler.StepApply {
 				return errors.New("killed")
@@ -239,7 +239,7 @@ func TestCatchUpThreeMissedPeriods(t *testing.T) {
 			// 50 players, boards of 10: p00025 scores best of all (975), so it
 			// climbs bronze -> silver (top 2 of 5 boards) -> gold
 			f.play("p", 50)
-			f.clock.after(weeks[w])
+			f.clock.After(weeks[w].End)
 		}
 		s := f.scheduler(scheduler.WithPoll(time.Hour))
 		s.Start()
@@ -287,7 +287,7 @@ func TestRewardsExactlyOnceUnderRacingJoins(t *testing.T) {
 		f := newFixture(t, k, 100)
 		week := f.period()
 		f.play("p", 100)
-		f.clock.after(week)
+		f.clock.After(week.End)
 		f.settleNow(f.scheduler())
 		// (i*7919)%1000 is highest for i=99 (981): rank 1
 		var wg sync.WaitGroup
@@ -322,7 +322,7 @@ func TestRewardsExactlyOnceUnderRacingJoins(t *testing.T) {
 			t.Fatalf("pending after the claim: %v", pending)
 		}
 		next := f.period()
-		f.clock.after(next)
+		f.clock.After(next.End)
 		p, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "p00099", Name: "x"})
 		testsvc.Must(t, err, "Join")
 		for _, r := range p.Rewards {
