@@ -33,10 +33,11 @@ type stallResult struct {
 
 // measureStalls spins threads clock-reading threads for d.
 func measureStalls(ctx context.Context, threads int, d time.Duration) stallResult {
-	total := stallResult{threads: threads, duration: d}
+	total := stallResult{threads: threads}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	deadline := time.Now().Add(d)
+	began := time.Now()
+	deadline := began.Add(d)
 	for range threads {
 		wg.Go(func() {
 			runtime.LockOSThread()
@@ -59,6 +60,7 @@ func measureStalls(ctx context.Context, threads int, d time.Duration) stallResul
 		})
 	}
 	wg.Wait()
+	total.duration = time.Since(began) // less than d if ctx ended first
 	return total
 }
 
