@@ -190,8 +190,8 @@ func TestClosedPeriodRefused(t *testing.T) {
 		// player who has not joined the new period is told so.
 		f.clock.After(week.End)
 		_, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: 1})
-		if !errors.Is(err, league.ErrPeriodClosed) {
-			t.Fatalf("late write: %v, want period closed", err)
+		if !errors.Is(err, league.ErrPeriodClosed) || !strings.Contains(err.Error(), "period "+week.ID()+" ") {
+			t.Fatalf("late write: %v, want period %s closed", err, week.ID())
 		}
 		_, err = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "nobody", Value: 1})
 		if !errors.Is(err, league.ErrNotJoined) {
@@ -212,8 +212,8 @@ func TestClosedPeriodRefused(t *testing.T) {
 		// Even a clock moved back cannot write into a closed period.
 		f.clock.Set(week.Start.Add(time.Minute))
 		_, err = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: 1})
-		if !errors.Is(err, league.ErrPeriodClosed) {
-			t.Fatalf("write into a closed period: %v, want period closed", err)
+		if !errors.Is(err, league.ErrPeriodClosed) || !strings.Contains(err.Error(), "period "+week.ID()+" ") {
+			t.Fatalf("write into a closed period: %v, want period %s closed", err, week.ID())
 		}
 		if _, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "b", Name: "b"}); !errors.Is(err, league.ErrPeriodClosed) {
 			t.Fatalf("join into a closed period: %v, want period closed", err)

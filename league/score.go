@@ -119,8 +119,9 @@ func (e *Engine) scoreResult(lv *live, p Period, w ScoreWrite, reply []any) (res
 	case scripts.WrongPeriod:
 		return res, reply[1].(int64), nil
 	case scripts.Closed:
+		ended := Period{Start: time.Unix(reply[1].(int64), 0).UTC()}
 		return res, 0, Errorf(PeriodClosed, "the period %s of league %q has ended for player %q; join the current period first",
-			p.ID(), lv.ID, w.Player)
+			ended.ID(), lv.ID, w.Player)
 	case scripts.NotJoined:
 		return res, 0, Errorf(NotJoined, "player %q has not joined period %s of league %q", w.Player, p.ID(), lv.ID)
 	case scripts.Overflow:

@@ -19,7 +19,8 @@
 --                        (period, tier, join number), score, 1-based rank and board size
 --   {1, record, score, rank, size}  a retry: the first write's result, unchanged
 --   {2, now}             Q is not the period at Redis's now (ms): recompute and retry
---   {3}                  the player's period has ended, or Q is closed for settlement
+--   {3, start}           the period starting at start (Unix s) has ended for the player:
+--                        theirs is the one before Q, or Q is closed for settlement
 --   {6}                  the player has not joined Q
 --   {7, score}           the write would pass the maximum score; the current score
 --   {8}                  the request id was used for another player
@@ -45,7 +46,7 @@ if now < qs * 1000 or now >= qe * 1000 then
   return {2, now}
 end
 if redis.call('HEXISTS', KEYS[1], 'closed') == 1 then
-  return {3}
+  return {3, qs}
 end
 
 local rec = redis.call('HGET', KEYS[2], player)
@@ -55,7 +56,7 @@ end
 local s, t, n = rec_decode(rec)
 if s ~= qs then
   if s == tonumber(ARGV[14]) then
-    return {3}
+    return {3, s}
   end
   return {6}
 end
