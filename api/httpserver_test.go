@@ -91,6 +91,8 @@ func TestHTTPServerRefusesUnreadableRequests(t *testing.T) {
 			431, "headers: the request line and headers are over 16384 bytes"},
 		{"not HTTP", "HELLO\r\nAuthorization: Bearer secret\r\n\r\n", 400, "request: not a well-formed HTTP/1.1 request"},
 		{"bad request target", "GET /healthz%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, `malformed request target \"/healthz%zz\"`},
+		{"OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 400, "request target: OPTIONS * names no resource"},
+		{"HTTP/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, "request target: PRI * names no resource"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp := rawRequest(t, f.base, c.request)

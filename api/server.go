@@ -93,9 +93,10 @@ func New(cfg Config) *Server {
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if p := r.URL.Path; p != "" && p != "*" && cleanPath(p) != p {
-		// net/http would answer a redirect in HTML; no client of this API
-		// sends such paths, so they get the JSON 404 of unknown paths.
+	if p := r.URL.Path; p != "" && cleanPath(p) != p {
+		// net/http would answer a redirect in HTML (and a bare 400 to the
+		// target "*"); no client of this API sends such paths, so they get
+		// the JSON errors of unmatched.
 		s.unmatchedRoute.ServeHTTP(w, r)
 		return
 	}
@@ -224,7 +225,10 @@ var probeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, htt
 // wrong methods too (net/http only answers 405 when no pattern matches), so
 // the allowed methods are found by asking the mux.
 func (s *Server) unmatched(r *http.Request) (reply, error) {
-	if p := r.URL.Path; p == "" || p == "*" || cleanPath(p) != p {
+	if r.URL.Path == "*" { // OPTIONS *, or HTTP/2's preface sent to HTTP/1.1
+		return nil, invalid("request target", "%s * names no resource of this API; paths start at /v1/", r.Method)
+	}
+	if p := r.URL.Path; p == "" || cleanPath(p) != p {
 		return nil, league.Errorf(league.NotFound, "no route %s %s: the path is not in canonical form", r.Method, r.URL.Path)
 	}
 	var allowed []string
