@@ -324,9 +324,10 @@ func optionalString(v *string) string {
 }
 
 // scoreValue reads a score value from its token (see decoder.number):
-// a JSON number holding an integer. Strings ("7"), fractions (1.5) and
-// numbers past float64 (1e400) are refused, naming the field; exponents of
-// integers (1e3) are integers and accepted.
+// a JSON number holding an integer. Strings ("7"), fractions (1.5, and
+// 999999.99999999999, which a float64 would round to 1000000) and numbers
+// past an int64 (1e400) are refused, naming the field; exponents of
+// integers (1e3, 2.5e1) are integers and accepted.
 func scoreValue(field string, raw []byte) (int64, error) {
 	if len(raw) == 0 {
 		return 0, invalid(field, "required")
@@ -337,20 +338,59 @@ func scoreValue(field string, raw []byte) (int64, error) {
 	if v, ok := parseInt(raw); ok {
 		return v, nil
 	}
-	text := string(raw)
-	if v, err := strconv.ParseInt(text, 10, 64); err == nil {
-		return v, nil
+	return integerLiteral(field, string(raw))
+}
+
+// integerLiteral reads a JSON number literal (json.Valid has checked its
+// grammar: -?int(.frac)?([eE][+-]?exp)?) by its digits, never through a
+// float64: the value is digits × 10^shift, so it is an integer exactly when
+// shift >= 0 once the digits' trailing zeros are moved into it.
+func integerLiteral(field, text string) (int64, error) {
+	s, sign := text, ""
+	if s[0] == '-' {
+		s, sign = s[1:], "-"
 	}
-	f, err := strconv.ParseFloat(text, 64)
+	mantissa, exp := s, ""
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mantissa, exp = s[:i], s[i+1:]
+	}
+	whole, frac, _ := strings.Cut(mantissa, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	trimmed := strings.TrimRight(digits, "0")
+	if trimmed == "" {
+		return 0, nil // zero, however written
+	}
+	shift := len(digits) - len(trimmed) - len(frac) + exponent(exp)
+	switch {
+	case shift < 0:
+		return 0, invalid(field, "must be an integer, got %s", text)
+	case len(trimmed)+shift > 19:
+		return 0, invalid(field, "%s is beyond the 64-bit integer range", text)
+	}
+	v, err := strconv.ParseInt(sign+trimmed+strings.Repeat("0", shift), 10, 64)
 	if err != nil {
-		return 0, invalid(field, "%s is beyond the numbers a float64 holds", text)
+		return 0, invalid(field, "%s is beyond the 64-bit integer range", text)
 	}
-	v, err := league.ScoreValue(f)
-	var le *league.Error
-	if errors.As(err, &le) {
-		return 0, invalid(field, "%s", le.Message)
+	return v, nil
+}
+
+// exponent parses an exponent's digits, clamped to ±1e6: past that the
+// number is beyond every range or below every integer either way, and the
+// clamp keeps the arithmetic small.
+func exponent(exp string) int {
+	neg := strings.HasPrefix(exp, "-")
+	exp = strings.TrimLeft(exp, "+-")
+	e := 0
+	for _, c := range exp {
+		if e = e*10 + int(c-'0'); e > 1e6 {
+			e = 1e6
+			break
+		}
 	}
-	return v, err
+	if neg {
+		return -e
+	}
+	return e
 }
 
 // parseInt parses an optionally negative run of decimal digits that fits an

@@ -3,7 +3,9 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"math/big"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,6 +161,13 @@ func TestScoreValue(t *testing.T) {
 		{"0", 0, true}, {"7", 7, true}, {"-3", -3, true}, {"1e3", 1000, true}, {"2.0", 2, true},
 		{"999999999999999999", 999999999999999999, true}, {"9223372036854775807", 9223372036854775807, true},
 		{"9223372036854775808", 0, false}, {"1.5", 0, false}, {"1e400", 0, false}, {"-1e400", 0, false},
+		// Exact by their digits, never through a float64 (which rounds these).
+		{"999999.99999999999", 0, false}, {"0.99999999999999999", 0, false}, {"1.0000000000000001", 0, false},
+		{"1e-400", 0, false}, {"-1e-400", 0, false}, {"1e-320", 0, false}, {"5e-1", 0, false},
+		{"2.5e1", 25, true}, {"-0", 0, true}, {"-0.0e5", 0, true}, {"0e99999999999", 0, true}, {"1.0e0", 1, true},
+		{"100e-2", 1, true}, {"12300e-2", 123, true}, {"9007199254740993", 9007199254740993, true},
+		{"9.223372036854775807e18", 9223372036854775807, true}, {"-9223372036854775808", -9223372036854775808, true},
+		{"9.223372036854775808e18", 0, false}, {"1e19", 0, false}, {"1e999999999999999999999", 0, false},
 		{`"7"`, 0, false}, {"true", 0, false}, {"null", 0, false}, {"[1]", 0, false}, {"{}", 0, false}, {"", 0, false},
 	} {
 		v, err := scoreValue("value", json.RawMessage(c.raw))
@@ -169,4 +178,35 @@ func TestScoreValue(t *testing.T) {
 			t.Errorf("scoreValue(%s): code %s, want invalid", c.raw, league.ErrorCode(err))
 		}
 	}
+}
+
+// FuzzScoreValue checks scoreValue against math/big's exact reading of the
+// same JSON number: an integer within int64 is accepted as itself, anything
+// else is refused as invalid.
+func FuzzScoreValue(f *testing.F) {
+	for _, s := range []string{"7", "-0", "1.5", "999999.99999999999", "2.5e1", "1e-400", "9.223372036854775807e18", "12300e-2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var n json.Number
+		if json.Unmarshal([]byte(text), &n) != nil || len(text) > 64 || strings.TrimSpace(text) != text {
+			return // not one JSON number; big.Rat below needs a small exponent
+		}
+		if i := strings.IndexAny(text, "eE"); i >= 0 && len(strings.TrimLeft(text[i+1:], "+-0")) > 4 {
+			return // big.Rat would build 10^e; exponent() clamps, covered by TestScoreValue
+		}
+		want, exact := new(big.Rat), false
+		if _, ok := want.SetString(text); ok && want.IsInt() && want.Num().IsInt64() {
+			exact = true
+		}
+		v, err := scoreValue("value", []byte(text))
+		switch {
+		case exact && (err != nil || v != want.Num().Int64()):
+			t.Fatalf("scoreValue(%s) = %d, %v; want %s", text, v, err, want.Num())
+		case !exact && err == nil:
+			t.Fatalf("scoreValue(%s) = %d; want an error", text, v)
+		case err != nil && league.ErrorCode(err) != league.Invalid:
+			t.Fatalf("scoreValue(%s): code %s, want invalid", text, league.ErrorCode(err))
+		}
+	})
 }

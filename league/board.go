@@ -21,15 +21,19 @@ type BoardID struct {
 
 func (b BoardID) String() string { return b.Tier + "-" + strconv.Itoa(b.N) }
 
-// ParseBoardID parses "<tier>-<n>".
+// ParseBoardID parses "<tier>-<n>": a tier id (1-32 of a-z, 0-9 and _, as
+// the config allows) and a board number written plainly from 1, so that
+// each board has one id ("bronze-01" and "bronze-+1" are refused, not read
+// as bronze-1).
 func ParseBoardID(s string) (BoardID, error) {
 	i := strings.LastIndexByte(s, '-')
-	if i <= 0 {
+	if i <= 0 || i > 32 || strings.Trim(s[:i], "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
 		return BoardID{}, fieldError("board", "%q is not <tier>-<number>, e.g. gold-3", s)
 	}
-	n, err := strconv.Atoi(s[i+1:])
-	if err != nil || n < 1 {
-		return BoardID{}, fieldError("board", "%q does not end in a board number from 1", s)
+	num := s[i+1:]
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 1 || num[0] < '1' || num[0] > '9' {
+		return BoardID{}, fieldError("board", "%q does not end in a board number from 1, e.g. gold-3", s)
 	}
 	return BoardID{Tier: s[:i], N: n}, nil
 }

@@ -2,6 +2,7 @@ package league
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -73,6 +74,25 @@ func TestPlacement(t *testing.T) {
 	for _, tt := range tests {
 		if b, s := placement(tt.n, tt.size); b != tt.board || s != tt.slot {
 			t.Errorf("placement(%d, %d) = %d, %d; want %d, %d", tt.n, tt.size, b, s, tt.board, tt.slot)
+		}
+	}
+}
+
+func TestParseBoardID(t *testing.T) {
+	for s, want := range map[string]BoardID{
+		"gold-3": {Tier: "gold", N: 3}, "bronze-1": {Tier: "bronze", N: 1}, "t_2-100": {Tier: "t_2", N: 100},
+		"a-9999": {Tier: "a", N: 9999}, strings.Repeat("x", 32) + "-1": {Tier: strings.Repeat("x", 32), N: 1},
+	} {
+		if got, err := ParseBoardID(s); err != nil || got != want {
+			t.Errorf("ParseBoardID(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{
+		"", "gold", "gold-", "-1", "gold-0", "gold-01", "gold-+1", "gold--1", "gold-1.0", "gold- 1",
+		"Gold-1", "go ld-1", "a-b-1", "gold-99999999999999999999", strings.Repeat("x", 33) + "-1",
+	} {
+		if got, err := ParseBoardID(s); ErrorCode(err) != Invalid {
+			t.Errorf("ParseBoardID(%q) = %v, %v; want invalid", s, got, err)
 		}
 	}
 }

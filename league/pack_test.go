@@ -161,6 +161,20 @@ func TestScheduleAt(t *testing.T) {
 	}
 }
 
+func TestParsePeriodIDBounds(t *testing.T) {
+	for id, ok := range map[string]bool{
+		"20261116T000000Z": true, "1763251200": true, "19700101T000001Z": true, "4294967295": true,
+		// Year 1 is a Monday, but the zero time means "no period given".
+		"00010101T000000Z": false, "19691229T000000Z": false, "19700101T000000Z": false,
+		"0": false, "-1": false, "4294967296": false, "21060208T000000Z": false,
+		"2026-11-16": false, "": false,
+	} {
+		if _, err := ParsePeriodID(id); (err == nil) != ok {
+			t.Errorf("ParsePeriodID(%q): err %v, want ok %v", id, err, ok)
+		}
+	}
+}
+
 func BenchmarkPack(b *testing.B) {
 	p := Packing{SlotBits: 7, TimeBits: 20, ScoreBits: 26, MaxExact: 1<<26 - 1, BoardSize: 100, Unit: 1000}
 	var sink int64

@@ -2,6 +2,7 @@ package league
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -60,14 +61,22 @@ func (p Period) IsZero() bool { return p.Start.IsZero() }
 const periodIDLayout = "20060102T150405Z"
 
 // ParsePeriodID parses a period id (or a start given as Unix seconds).
+// Starts must fall after 1970 and before 2106: records keep a period's start
+// as 32-bit Unix seconds, and the zero time (year 1, a Monday, so a valid
+// weekly start) is how callers say "no period given".
 func ParsePeriodID(id string) (time.Time, error) {
-	if t, err := time.Parse(periodIDLayout, id); err == nil {
-		return t, nil
+	t, err := time.Parse(periodIDLayout, id)
+	if err != nil {
+		sec, err := strconv.ParseInt(id, 10, 64)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%q is not a period id like 20261116T000000Z", id)
+		}
+		t = time.Unix(sec, 0).UTC()
 	}
-	if sec, err := strconv.ParseInt(id, 10, 64); err == nil && sec > 0 {
-		return time.Unix(sec, 0).UTC(), nil
+	if sec := t.Unix(); sec <= 0 || sec > math.MaxUint32 {
+		return time.Time{}, fmt.Errorf("%q is outside the periods a league can have (1970 to 2106)", id)
 	}
-	return time.Time{}, fmt.Errorf("%q is not a period id like 20261116T000000Z", id)
+	return t, nil
 }
 
 // At returns the period that contains t: the last boundary at or before t to

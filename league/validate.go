@@ -1,8 +1,9 @@
 package league
 
 import (
-	"math"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -36,10 +37,11 @@ func checkID(field, v string, max int) error {
 	return nil
 }
 
-// checkText accepts UTF-8 without control characters, up to max bytes.
+// checkText accepts UTF-8 without control characters, up to max bytes; a
+// required text must show something, not only spaces.
 func checkText(field, v string, max int, required bool) error {
-	if v == "" && required {
-		return fieldError(field, "must not be empty")
+	if required && strings.TrimFunc(v, unicode.IsSpace) == "" {
+		return fieldError(field, "must not be empty or only spaces")
 	}
 	if len(v) > max {
 		return fieldError(field, "is %d bytes, at most %d", len(v), max)
@@ -64,20 +66,6 @@ func CheckRequestID(id string) error {
 		return nil
 	}
 	return checkID("request_id", id, MaxRequestIDLen)
-}
-
-// ScoreValue converts a decoded JSON number to a score value: it must be a
-// finite integer that an int64 holds exactly.
-func ScoreValue(f float64) (int64, error) {
-	switch {
-	case math.IsNaN(f) || math.IsInf(f, 0):
-		return 0, fieldError("value", "must be a finite number, got %v", f)
-	case f != math.Trunc(f):
-		return 0, fieldError("value", "must be an integer, got %v", f)
-	case math.Abs(f) > 1<<53:
-		return 0, fieldError("value", "%v is beyond the exact integer range", f)
-	}
-	return int64(f), nil
 }
 
 // checkValue validates a write's value against the league's operator and
