@@ -198,7 +198,7 @@ func (s *Store) Advance(_ context.Context, lg string, period time.Time, from, to
 	}
 	cur.Status = to
 	if to == league.StatusDone {
-		cur.FinishedAt = time.Now().UTC()
+		cur.FinishedAt, cur.LastError = time.Now().UTC(), ""
 	}
 	return nil
 }
@@ -211,7 +211,9 @@ func (s *Store) Fail(_ context.Context, lg string, period time.Time, msg string)
 	if !ok {
 		return league.Errorf(league.NotFound, "no settlement of league %q period %s", lg, period.UTC().Format(time.RFC3339))
 	}
-	cur.LastError = msg
+	if cur.Status != league.StatusDone {
+		cur.LastError = msg
+	}
 	return nil
 }
 

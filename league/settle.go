@@ -189,8 +189,8 @@ func (e *Engine) MarkSettled(ctx context.Context, leagueID string, p Period) err
 }
 
 // Expire sets the league's retention as the time to live of every key of a
-// settled period, so they leave Redis without a blocking DEL, and drops the
-// period from those waiting for settlement: the last step.
+// settled period, so they leave Redis without a blocking DEL: the last step
+// before the settlement is done.
 func (e *Engine) Expire(ctx context.Context, leagueID string, p Period, pop Populations) error {
 	lv, err := e.live(leagueID)
 	if err != nil {
@@ -212,7 +212,19 @@ func (e *Engine) Expire(ctx context.Context, leagueID string, p Period, pop Popu
 			return internal("expire", err)
 		}
 	}
-	return internal("expire", e.rdb.ZRem(ctx, lv.keys.periods(), start).Err())
+	return nil
+}
+
+// Forget drops a period from those waiting for settlement (Unsettled), once
+// the Store has it done. Not before: Unsettled is how every replica finds
+// work, and a period forgotten before the Store's last step would be left
+// unfinished there for good if that step failed.
+func (e *Engine) Forget(ctx context.Context, leagueID string, p Period) error {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return err
+	}
+	return internal("forget", e.rdb.ZRem(ctx, lv.keys.periods(), p.Start.Unix()).Err())
 }
 
 // Unsettled returns the periods of the league that hold players, have ended

@@ -36,11 +36,13 @@ type Store interface {
 	// error and changes nothing.
 	WriteOutcomes(ctx context.Context, s Settlement, outcomes []Outcome, rewards []EarnedReward) error
 	// Advance moves a settlement from one status to the next; finished is
-	// recorded with StatusDone. Moving from a status the settlement is not
-	// in is a Conflict error.
+	// recorded with StatusDone, which also clears the last error: a done
+	// settlement has none. Moving from a status the settlement is not in is
+	// a Conflict error.
 	Advance(ctx context.Context, league string, period time.Time, from, to SettlementStatus) error
 	// Fail records the last error of a settlement attempt (for operators),
-	// leaving its status alone.
+	// leaving its status alone. On a done settlement it changes nothing: a
+	// losing settler's error arrives after the winner finished.
 	Fail(ctx context.Context, league string, period time.Time, msg string) error
 
 	// RecordClaims records reward deliveries. Recording one twice changes

@@ -70,7 +70,8 @@ func (s *Store) Advance(ctx context.Context, leagueID string, period time.Time, 
 		return err
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE settlements
-		SET status = $4, finished_at = CASE WHEN $4 = 'done' THEN now() END
+		SET status = $4, finished_at = CASE WHEN $4 = 'done' THEN now() END,
+			last_error = CASE WHEN $4 = 'done' THEN '' ELSE last_error END
 		WHERE league = $1 AND period_start = $2 AND status = $3`,
 		leagueID, period, string(from), string(to))
 	if err != nil {
@@ -89,14 +90,15 @@ func (s *Store) Advance(ctx context.Context, leagueID string, period time.Time, 
 
 // Fail records the last error of a settlement attempt.
 func (s *Store) Fail(ctx context.Context, leagueID string, period time.Time, msg string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE settlements SET last_error = $3 WHERE league = $1 AND period_start = $2`,
+	tag, err := s.pool.Exec(ctx, `UPDATE settlements SET last_error = $3
+		WHERE league = $1 AND period_start = $2 AND status <> 'done'`,
 		leagueID, period, msg)
 	if err != nil {
 		return storeError("fail settlement", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return league.Errorf(league.NotFound, "league %q has no settlement of the period starting %s",
-			leagueID, period.UTC().Format(time.RFC3339))
+		_, err := s.Settlement(ctx, leagueID, period) // NotFound, or done: nothing to record
+		return err
 	}
 	return nil
 }

@@ -43,6 +43,13 @@ func (d *downStore) WriteOutcomes(ctx context.Context, s league.Settlement, o []
 	return d.Store.WriteOutcomes(ctx, s, o, r)
 }
 
+func (d *downStore) Advance(ctx context.Context, l string, p time.Time, from, to league.SettlementStatus) error {
+	if d.down.Load() {
+		return errDown
+	}
+	return d.Store.Advance(ctx, l, p, from, to)
+}
+
 func (d *downStore) Lock(ctx context.Context, l string, p time.Time) (func(), bool, error) {
 	if d.down.Load() {
 		return nil, false, errDown
@@ -103,6 +110,68 @@ func TestStoreDownDuringSettlement(t *testing.T) {
 				t.Fatalf("not settled after the database came back: %+v %v", st, err)
 			}
 			time.Sleep(50 * time.Millisecond)
+		}
+		f.checkBoards(week, "p", 300)
+	})
+}
+
+// TestStoreDownAtTheLastStep: the database fails the very last step
+// (applied -> done), after Redis has its part. The period must still be
+// waiting for settlement in Redis, where every replica looks for work, so
+// the scheduler's retries finish it; once done it leaves that list.
+func TestStoreDownAtTheLastStep(t *testing.T) {
+	forEachStore(t, func(t *testing.T, k storeKind) {
+		f := newFixture(t, k, 100)
+		week := f.period()
+		f.play("p", 300)
+		f.clock.After(week.End)
+		ds := &downStore{Store: f.store}
+		f.store = ds
+		s := f.scheduler(scheduler.WithFault(func(step string) error {
+			if step == scheduler.StepDone {
+				ds.down.Store(true) // Expire runs on Redis, then Advance fails
+			}
+			return nil
+		}))
+		if _, err := s.SettleNow(f.ctx, "weekly", time.Time{}); !errors.Is(err, league.ErrUnavailable) {
+			t.Fatalf("settlement with the database down at the last step: %v, want unavailable", err)
+		}
+		ds.down.Store(false)
+		if st, err := f.store.Settlement(f.ctx, "weekly", week.Start); err != nil || st.Status != league.StatusApplied {
+			t.Fatalf("after the failed last step: %+v %v, want applied", st, err)
+		}
+		waiting, err := f.engine.Unsettled(f.ctx, "weekly")
+		testsvc.Must(t, err, "Unsettled")
+		if len(waiting) != 1 || !waiting[0].Start.Equal(week.Start) {
+			t.Fatalf("waiting for settlement: %v, want %s: no replica would ever finish it", waiting, week.ID())
+		}
+
+		s2 := f.scheduler(scheduler.WithPoll(100 * time.Millisecond))
+		s2.Start()
+		defer s2.Stop(f.ctx)
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			st, err := f.store.Settlement(f.ctx, "weekly", week.Start)
+			if err == nil && st.Status == league.StatusDone {
+				if st.LastError != "" {
+					t.Errorf("done settlement keeps the error %q", st.LastError)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("not done after the database came back: %+v %v", st, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			waiting, err = f.engine.Unsettled(f.ctx, "weekly")
+			testsvc.Must(t, err, "Unsettled")
+			if len(waiting) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("still waiting for settlement once done: %v", waiting)
+			}
 		}
 		f.checkBoards(week, "p", 300)
 	})

@@ -21,6 +21,7 @@ import (
 //	written  read the frozen boards again if this run did not, apply new tiers
 //	         and rewards to Redis, mark the period settled   -> applied
 //	applied  set the period's keys to expire after retention -> done
+//	done     drop the period from those Redis lists as waiting for settlement
 //
 // The lease (Store.Lock) keeps two replicas from settling one period at once;
 // if its holder dies, the lease dies with its connection.
@@ -65,7 +66,8 @@ func (s *Scheduler) settle(ctx context.Context, l *league.League, p league.Perio
 		return st, err
 	}
 	if st.Status == league.StatusDone {
-		return st, nil
+		// A run may have reached done and died before forgetting the period.
+		return st, s.engine.Forget(ctx, l.ID, p)
 	}
 	s.log.Info("settling", "league", l.ID, "period", p.ID(), "status", st.Status)
 
@@ -132,6 +134,9 @@ func (s *Scheduler) settle(ctx context.Context, l *league.League, p league.Perio
 		if err := s.store.Advance(ctx, l.ID, p.Start, league.StatusApplied, league.StatusDone); err != nil {
 			return st, err
 		}
+	}
+	if err := s.engine.Forget(ctx, l.ID, p); err != nil {
+		return st, err
 	}
 	st, err = s.store.Settlement(ctx, l.ID, p.Start)
 	if err == nil {

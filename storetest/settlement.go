@@ -174,4 +174,18 @@ func testFail(t *testing.T, s league.Store) {
 	if got.LastError != "redis: timeout" || got.Status != league.StatusStarted {
 		t.Errorf("after Fail: got %s %q, want %s %q", got.Status, got.LastError, league.StatusStarted, "redis: timeout")
 	}
+
+	// Reaching done clears the error, and a late one (a losing settler's)
+	// does not mark a done settlement.
+	outcomes, rewards := field(3, "silver", "gold", "bronze")
+	st := settle(t, s, "l", 1, outcomes, rewards)
+	must(t, s.Fail(t.Context(), "l", week(1), "write outcomes: written already"), "Fail")
+	must(t, s.Advance(t.Context(), "l", week(1), league.StatusWritten, league.StatusApplied), "Advance to applied")
+	must(t, s.Advance(t.Context(), "l", week(1), league.StatusApplied, league.StatusDone), "Advance to done")
+	must(t, s.Fail(t.Context(), "l", week(1), "late"), "Fail of a done settlement")
+	got, err = s.Settlement(t.Context(), "l", st.Period)
+	must(t, err, "Settlement")
+	if got.LastError != "" || got.Status != league.StatusDone {
+		t.Errorf("done after a Fail, then Fail again: got %s %q, want %s with no error", got.Status, got.LastError, league.StatusDone)
+	}
 }
