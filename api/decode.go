@@ -32,8 +32,12 @@ var errTooLarge = &statusError{status: http.StatusRequestEntityTooLarge, err: &l
 
 // decodeBody reads the body (at most MaxBody, see serve), checks it is one
 // well-formed JSON value, and hands a decoder at its start to decode. An
-// empty body is an error unless optional, when decode is not called.
+// empty body is an error unless optional, when decode is not called. A
+// compressed body is refused rather than read as if it were plain.
 func decodeBody(r *http.Request, optional bool, decode func(d *decoder) error) error {
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return invalid("Content-Encoding", "%q is not supported; send the JSON body uncompressed", ce)
+	}
 	bp := bufPool.Get().(*[]byte)
 	defer func() {
 		if cap(*bp) <= maxPooled {

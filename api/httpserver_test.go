@@ -91,6 +91,9 @@ func TestHTTPServerRefusesUnreadableRequests(t *testing.T) {
 			431, "headers: the request line and headers are over 16384 bytes"},
 		{"not HTTP", "HELLO\r\nAuthorization: Bearer secret\r\n\r\n", 400, "request: not a well-formed HTTP/1.1 request"},
 		{"bad request target", "GET /healthz%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, `malformed request target \"/healthz%zz\"`},
+		{"compressed body", "POST /v1/leagues/weekly/scores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gameKey +
+			"\r\nContent-Encoding: gzip\r\nContent-Length: 28\r\n\r\n{\"player_id\":\"p1\",\"value\":1}",
+			400, `Content-Encoding: \"gzip\" is not supported`},
 		{"OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 400, "request target: OPTIONS * names no resource"},
 		{"HTTP/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, "request target: PRI * names no resource"},
 	} {
