@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/league-engine/league/scripts"
 	"github.com/league-engine/league/tiers"
 )
 
@@ -98,4 +99,38 @@ func unixField(v any, unit time.Duration) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n*int64(unit)).UTC()
+}
+
+// PruneClaimConsumers deletes the consumers of the league's claims group,
+// other than keep, that hold no pending claims and have been idle for at
+// least idle (0: however long; miniredis reports no idle times). Every
+// process start adds a consumer (host and pid), so without pruning they
+// pile up with each deploy. Pruning a live consumer loses nothing (it held
+// no claims; its next read recreates it), and one that holds claims stays
+// until another takes them over. Returns how many it deleted.
+func (e *Engine) PruneClaimConsumers(ctx context.Context, leagueID, keep string, idle time.Duration) (int, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return 0, err
+	}
+	stream := lv.keys.claims()
+	consumers, err := e.rdb.XInfoConsumers(ctx, stream, claimsGroup).Result()
+	if err != nil {
+		if redis.HasErrorPrefix(err, "NOGROUP") || strings.Contains(err.Error(), "no such key") {
+			return 0, nil // no claims yet: no group, no consumers
+		}
+		return 0, internal("prune claim consumers", err)
+	}
+	pruned := 0
+	for _, c := range consumers {
+		if c.Name == keep || c.Pending > 0 || (idle > 0 && c.Idle < idle) {
+			continue
+		}
+		gone, err := scripts.Prune.Run(ctx, e.rdb, []string{stream}, claimsGroup, c.Name).Int()
+		if err != nil {
+			return pruned, internal("prune claim consumers", err)
+		}
+		pruned += gone
+	}
+	return pruned, nil
 }

@@ -217,12 +217,26 @@ func TestRolloverBeforeSettlement(t *testing.T) {
 		if len(seen) != 4+3 { // and p00, p01, p12 collected the second week's in the third
 			t.Fatalf("claims %v", seen)
 		}
+
+		// A consumer holding claims ("test", not yet acknowledged) is not
+		// pruned whatever its idle time; once it holds none, it is.
+		prune := func(keep string, want int) {
+			t.Helper()
+			n, err := f.engine.PruneClaimConsumers(f.ctx, "weekly", keep, 0)
+			testsvc.Must(t, err, "PruneClaimConsumers")
+			if n != want {
+				t.Fatalf("PruneClaimConsumers(keep %q) pruned %d, want %d", keep, n, want)
+			}
+		}
+		prune("nobody", 0) // "test" holds the claims
 		testsvc.Must(t, f.engine.AckClaims(f.ctx, "weekly", claims), "AckClaims")
+		prune("test", 0) // kept by name
 		claims, err = f.engine.ReadClaims(f.ctx, "weekly", "test", 100, time.Millisecond)
 		testsvc.Must(t, err, "ReadClaims")
 		if len(claims) != 0 {
 			t.Fatalf("%d claims left after ack", len(claims))
 		}
+		prune("nobody", 1) // "test", nothing pending now
 	})
 }
 

@@ -7,6 +7,13 @@ import (
 	"time"
 )
 
+// Consumers of the claims group left by processes gone for pruneIdle are
+// deleted every pruneEvery (a live one reads every few seconds).
+const (
+	pruneEvery = 10 * time.Minute
+	pruneIdle  = time.Hour
+)
+
 // recordClaims copies the league's reward claims from Redis's claims stream
 // to the store. Redis decides a claim atomically at the join; the store's
 // copy is the record of "claimed when and at which join". Every replica runs
@@ -22,6 +29,7 @@ func (s *Scheduler) recordClaims(id string) {
 	defer cancelAll()
 	go func() { <-s.quit; cancelAll() }()
 	backoff := time.Duration(0)
+	nextPrune := time.Now().Add(pruneEvery)
 	for {
 		select {
 		case <-s.quit:
@@ -29,6 +37,14 @@ func (s *Scheduler) recordClaims(id string) {
 		case <-time.After(backoff):
 		}
 		ctx, cancel := context.WithTimeout(stopped, 30*time.Second)
+		if time.Now().After(nextPrune) {
+			nextPrune = time.Now().Add(pruneEvery)
+			if n, err := s.engine.PruneClaimConsumers(ctx, id, consumer, pruneIdle); err != nil {
+				s.log.Warn("pruning idle claim consumers failed", "league", id, "err", err)
+			} else if n > 0 {
+				s.log.Info("pruned idle claim consumers", "league", id, "consumers", n)
+			}
+		}
 		n, err := s.recordClaimsOnce(ctx, id, consumer, 2*time.Second)
 		cancel()
 		if stopped.Err() != nil {

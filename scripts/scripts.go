@@ -32,6 +32,8 @@ var (
 	settled string
 	//go:embed tiers.lua
 	tiersSrc string
+	//go:embed prune.lua
+	prune string
 )
 
 // The scripts. See each .lua file for its contract.
@@ -43,6 +45,7 @@ var (
 	Apply    = redis.NewScript(assemble(apply))
 	Settled  = redis.NewScript(assemble(settled))
 	Tiers    = redis.NewScript(assemble(tiersSrc))
+	Prune    = redis.NewScript(assemble(prune))
 )
 
 // helpers are common.lua's sections by name, in file order.
