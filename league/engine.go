@@ -96,6 +96,12 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 		if err := e.tierCodes(ctx, lv); err != nil {
 			return nil, err
 		}
+		if err := e.checkLayout(ctx, lv); err != nil {
+			return nil, err
+		}
+		if err := e.checkRemovedTiers(ctx, lv); err != nil {
+			return nil, err
+		}
 		e.leagues[l.ID] = lv
 		e.ids = append(e.ids, l.ID)
 	}

@@ -1,0 +1,112 @@
+package league
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Two edits to a live league's config would reinterpret what Redis already
+// holds, so Open refuses them, naming the fix:
+//
+//   - a new board size or tie-break packing (layout) would misread every
+//     packed score already on the boards and place joiners by another size;
+//   - a removed tier would leave the players in it unreadable: every call
+//     for them fails, some after writing.
+//
+// Tiers removed with players in settled periods are the config loader's
+// check (it reads the standings in the Store); players of the current and
+// unsettled periods are only in Redis, so they are checked here.
+
+// layout is what decides where a league's players sit and how their scores
+// are packed: stored in the league's meta hash by the first Open.
+func layout(l *League) string {
+	p := l.Packing()
+	s := fmt.Sprintf("board_size=%d slot_bits=%d", l.BoardSize, p.SlotBits)
+	if p.TimeBits > 0 {
+		s += fmt.Sprintf(" time_bits=%d tie_resolution_ms=%d", p.TimeBits, p.Unit)
+	}
+	return s
+}
+
+// checkLayout records the league's layout on first use and refuses a config
+// whose layout differs from the one recorded.
+func (e *Engine) checkLayout(ctx context.Context, lv *live) error {
+	want := layout(lv.League)
+	pipe := e.rdb.Pipeline()
+	pipe.HSetNX(ctx, lv.keys.meta(), "layout", want)
+	stored := pipe.HGet(ctx, lv.keys.meta(), "layout")
+	if _, err := pipe.Exec(ctx); err != nil {
+		return internal("layout", err)
+	}
+	if got := stored.Val(); got != want {
+		return fmt.Errorf("league %q: board_size or tie_break changed (Redis holds boards laid out as %q, the config says %q): "+
+			"the scores on its boards would be misread; revert the change, or give the changed league a new id", lv.ID, got, want)
+	}
+	return nil
+}
+
+// checkRemovedTiers refuses a config that dropped a tier which holds players
+// of the current or an unsettled period.
+func (e *Engine) checkRemovedTiers(ctx context.Context, lv *live) error {
+	all, err := e.rdb.HGetAll(ctx, lv.keys.tiers()).Result()
+	if err != nil {
+		return internal("tiers", err)
+	}
+	removed := map[string]string{} // code -> tier id
+	for id, code := range all {
+		if c, err := strconv.Atoi(code); err == nil {
+			if _, ok := lv.index[c]; !ok {
+				removed[code] = id
+			}
+		}
+	}
+	if len(removed) == 0 {
+		return nil
+	}
+	starts, err := e.rdb.ZRange(ctx, lv.keys.periods(), 0, -1).Result()
+	if err != nil {
+		return internal("tiers", err)
+	}
+	cur, _ := e.current(lv)
+	starts = append(starts, strconv.FormatInt(cur.Start.Unix(), 10))
+	codes := make([]string, 0, len(removed))
+	for c := range removed {
+		codes = append(codes, c)
+	}
+	pipe := e.rdb.Pipeline()
+	counts := make([]*redis.SliceCmd, len(starts))
+	for i, s := range starts {
+		start, _ := strconv.ParseInt(s, 10, 64)
+		counts[i] = pipe.HMGet(ctx, lv.keys.counters(start), codes...)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return internal("tiers", err)
+	}
+	var held []string
+	for i, cmd := range counts {
+		for j, v := range cmd.Val() {
+			if n, _ := strconv.Atoi(fmt.Sprint(v)); v != nil && n > 0 {
+				held = append(held, fmt.Sprintf("%s: %d players in period %s", removed[codes[j]], n, periodID(starts[i])))
+			}
+		}
+	}
+	if len(held) > 0 {
+		return fmt.Errorf("league %q: tiers removed from the config still hold players (%s); keep them in the ladder",
+			lv.ID, strings.Join(held, "; "))
+	}
+	return nil
+}
+
+// periodID formats a period start given as Unix seconds.
+func periodID(start string) string {
+	sec, err := strconv.ParseInt(start, 10, 64)
+	if err != nil {
+		return start
+	}
+	return Period{Start: time.Unix(sec, 0).UTC()}.ID()
+}

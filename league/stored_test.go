@@ -1,0 +1,61 @@
+package league_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+// TestOpenRefusesConfigThatMisreadsRedis: a live league's board size and
+// score packing, and the tiers its players are in, are part of what Redis
+// holds. A config that changes them is refused at Open; changes that keep
+// what Redis holds readable open.
+func TestOpenRefusesConfigThatMisreadsRedis(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b)
+		f.join("a")
+		f.score("a", 7)
+		open := func(edit func(*league.League)) error {
+			_, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, edit)},
+				league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+			return err
+		}
+		withTiers := func(ids ...string) func(*league.League) {
+			return func(l *league.League) {
+				var ts []tiers.Tier
+				for _, id := range ids {
+					ts = append(ts, tiers.Tier{ID: id, Name: id})
+				}
+				ladder, err := tiers.NewLadder(ts)
+				testsvc.Must(t, err, "NewLadder")
+				l.Ladder = ladder
+			}
+		}
+		for _, c := range []struct {
+			name string
+			edit func(*league.League)
+			want string // "" opens
+		}{
+			{"same config", func(*league.League) {}, ""},
+			{"board size", func(l *league.League) { l.BoardSize = 20 }, "board_size or tie_break changed"},
+			{"tie break", func(l *league.League) { l.TieBreak = league.FirstReached }, "board_size or tie_break changed"},
+			{"bronze removed", withTiers("silver", "gold"), "bronze: 1 players in period 20261116T000000Z"},
+			{"tiers reordered and added", withTiers("gold", "platinum", "silver", "bronze"), ""},
+		} {
+			err := open(c.edit)
+			if c.want == "" && err != nil {
+				t.Errorf("%s: Open: %v, want it to open", c.name, err)
+			}
+			if c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+				t.Errorf("%s: Open: %v, want an error saying %q", c.name, err, c.want)
+			}
+		}
+		// The refused configs changed nothing: the player reads as before.
+		if s := f.score("a", 1); s.Score != 8 || s.Board.Tier != "bronze" {
+			t.Fatalf("after the refused configs: %+v, want bronze with 8", s)
+		}
+	})
+}
