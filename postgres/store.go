@@ -20,6 +20,10 @@ type Store struct {
 
 var _ league.Store = (*Store)(nil)
 
+// DefaultConnectTimeout bounds connecting (dial, TLS and startup) when the
+// URL sets no connect_timeout.
+const DefaultConnectTimeout = 10 * time.Second
+
 // Open connects to the database at dsn (a postgres:// URL or keyword=value
 // string; search_path in it picks the schema, pool_max_conns sizes the pool)
 // and checks that it answers.
@@ -27,6 +31,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, league.Errorf(league.Invalid, "postgres: bad connection string: %v", err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		// A server that accepts the connection but never answers would
+		// otherwise hold a start (or a settlement's lock) for minutes.
+		// connect_timeout in the URL overrides it.
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

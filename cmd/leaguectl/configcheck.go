@@ -17,7 +17,7 @@ import (
 // With DATABASE_URL set it also checks that no removed tier holds players.
 func configCheck(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("config check")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	cfg, err := config.Load(*path)

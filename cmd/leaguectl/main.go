@@ -14,6 +14,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,6 +42,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: the command's flags are printed
+		}
 		fmt.Fprintln(os.Stderr, "leaguectl:", err)
 		os.Exit(1)
 	}
@@ -81,6 +85,19 @@ func flags(name string) (*flag.FlagSet, *string) {
 		path = "config.yaml"
 	}
 	return fs, fs.String("config", path, "config file (LEAGUE_CONFIG)")
+}
+
+// parse parses a command's flags and refuses arguments left over: a file
+// name given without -config would otherwise be ignored, and the command
+// would run on the default config and report it fine.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q (the command takes flags only, e.g. -config FILE)", fs.Name(), fs.Arg(0))
+	}
+	return nil
 }
 
 // env is what a command opened: the config, the engine on Redis and,

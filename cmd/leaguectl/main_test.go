@@ -32,6 +32,11 @@ func TestConfigCheck(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `league "x": tiers[0] (a).promote`) {
 		t.Fatalf("bad config: %v", err)
 	}
+	// A file named without -config is refused, not ignored for the default.
+	err = run(context.Background(), []string{"config", "check", bad}, &out)
+	if err == nil || !strings.Contains(err.Error(), `unexpected argument "`+bad+`"`) {
+		t.Fatalf("config check %s: %v, want the argument refused", bad, err)
+	}
 }
 
 // TestSettleBoardPlayer settles a real period with leaguectl against the real

@@ -13,7 +13,7 @@ import (
 // migrate applies the database migrations.
 func migrate(ctx context.Context, args []string, out io.Writer) error {
 	fs, _ := flags("migrate")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	dsn := os.Getenv("DATABASE_URL")

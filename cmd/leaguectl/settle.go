@@ -17,7 +17,7 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("settle")
 	id := fs.String("league", "", "league id (required)")
 	period := fs.String("period", "", "period id, e.g. 20261116T000000Z (default: the last ended period)")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *id == "" {

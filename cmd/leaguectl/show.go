@@ -17,7 +17,7 @@ func board(ctx context.Context, args []string, out io.Writer) error {
 	id := fs.String("league", "", "league id (required)")
 	name := fs.String("board", "", "board, e.g. gold-3 (required)")
 	period := fs.String("period", "", "period id (default: the current period)")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *id == "" || *name == "" {
@@ -57,7 +57,7 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 	id := fs.String("league", "", "league id (required)")
 	pid := fs.String("player", "", "player id (required)")
 	limit := fs.Int("history", 10, "past periods to show")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *id == "" || *pid == "" {

@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -65,6 +67,16 @@ func TestLeaguedEndToEnd(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "leagued")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// leagued takes no arguments: -h prints its usage, anything else is
+	// refused rather than ignored by a service that then starts.
+	if out, err := exec.Command(bin, "-h").CombinedOutput(); err != nil || !strings.Contains(string(out), "LEAGUE_CONFIG") {
+		t.Fatalf("leagued -h: %v\n%s", err, out)
+	}
+	var exit *exec.ExitError
+	if out, err := exec.Command(bin, "-port", "9000").CombinedOutput(); !errors.As(err, &exit) || exit.ExitCode() != 2 ||
+		!strings.Contains(string(out), `unexpected argument "-port"`) {
+		t.Fatalf("leagued -port 9000: %v, want exit 2 naming the argument\n%s", err, out)
 	}
 	ns := testsvc.Namespace(t)
 	testsvc.Redis(t, ns) // cleans the namespace up afterwards

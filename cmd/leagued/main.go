@@ -28,7 +28,24 @@ import (
 	"github.com/league-engine/league/scheduler"
 )
 
+const usage = `leagued serves the league HTTP API and settles periods on schedule.
+It takes no arguments. Configuration: config.yaml (or LEAGUE_CONFIG),
+overridden by LISTEN_ADDR, LEAGUE_API_KEYS and LEAGUE_ADMIN_KEYS; REDIS_URL
+and DATABASE_URL choose the services (without them: an in-process Redis and
+in-memory settlements, nothing survives a restart). See README.md.
+`
+
 func main() {
+	if len(os.Args) > 1 {
+		// No flags: a mistyped one must not start the service unnoticed.
+		switch os.Args[1] {
+		case "-h", "-help", "--help", "help":
+			fmt.Print(usage)
+			os.Exit(0)
+		}
+		fmt.Fprintf(os.Stderr, "leagued: unexpected argument %q\n\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -36,20 +36,40 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 	if rest, ok := strings.CutPrefix(url, "redis+cluster://"); ok {
 		opt, err := redis.ParseClusterURL("redis://" + rest)
 		if err != nil {
-			return nil, false, nil, fmt.Errorf("REDIS_URL: %w", err)
+			return nil, false, nil, fmt.Errorf("REDIS_URL: %s", hidePassword(err.Error(), url))
 		}
 		c := redis.NewClusterClient(opt)
 		return c, false, func() { c.Close() }, ping(ctx, c, "redis cluster")
 	}
 	opt, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, false, nil, fmt.Errorf("REDIS_URL: %w", err)
+		return nil, false, nil, fmt.Errorf("REDIS_URL: %s", hidePassword(err.Error(), url))
 	}
 	if opt.PoolSize == 0 {
 		opt.PoolSize = 64 // game servers come in bursts; 10 per CPU is too few on small boxes
 	}
 	c := redis.NewClient(opt)
 	return c, false, func() { c.Close() }, ping(ctx, c, "redis")
+}
+
+// hidePassword replaces the password of url's user info in msg: a URL that
+// fails to parse is quoted whole in the parser's error, and that error ends
+// up in logs.
+func hidePassword(msg, url string) string {
+	_, rest, ok := strings.Cut(url, "://")
+	if !ok {
+		return msg
+	}
+	authority, _, _ := strings.Cut(rest, "/")
+	at := strings.LastIndexByte(authority, '@')
+	if at < 0 {
+		return msg
+	}
+	userinfo := authority[:at]
+	if _, password, ok := strings.Cut(userinfo, ":"); ok && password != "" {
+		return strings.ReplaceAll(msg, password, "xxxxx")
+	}
+	return msg
 }
 
 func ping(ctx context.Context, c redis.UniversalClient, what string) error {
