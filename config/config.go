@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"sort"
@@ -126,7 +127,15 @@ func Parse(b []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true) // a misspelt field is an error, not a silent default
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("yaml: %w", err)
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("the file is empty: it needs at least one league under leagues:")
+		}
+		// yaml.v3's errors start with "yaml: " already.
+		return nil, err
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, errors.New("more than one YAML document (---): put everything in one")
 	}
 	c := &Config{
 		Listen:           f.Server.Listen,

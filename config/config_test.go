@@ -74,6 +74,9 @@ func TestParseRejects(t *testing.T) {
 		{"short key", "server: {api_keys: [abc]}\n" + good, "at least 16 characters"},
 		{"no leagues", "server: {listen: ':1'}\n", "at least one league"},
 		{"too many decimals", strings.Replace(good, "promote: 0.2", "promote: 0.12345", 1), "more than four decimals"},
+		{"empty file", "", "the file is empty"},
+		{"only comments", "# nothing yet\n", "the file is empty"},
+		{"two documents", good + "---\nleagues: []\n", "more than one YAML document"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,6 +85,13 @@ func TestParseRejects(t *testing.T) {
 				t.Fatalf("err %v, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseYAMLErrorSaysYAMLOnce(t *testing.T) {
+	_, err := Parse([]byte("leagues: [\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "yaml: line 1:") {
+		t.Fatalf("err %v, want one \"yaml: \" and the line", err)
 	}
 }
 
