@@ -119,15 +119,18 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	case <-ctx.Done():
 	}
-	// Shut down in reverse: stop taking requests and finish those in flight,
-	// then let a running settlement reach a safe point.
+	// Stop taking requests and finish those in flight, and let a running
+	// settlement reach a safe point, side by side: a client holding a
+	// half-sent request must not eat the settlement's time.
 	log.Info("shutting down")
 	shutdown, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- sched.Stop(shutdown) }()
 	if err := srv.Shutdown(shutdown); err != nil {
-		log.Warn("http shutdown", "err", err)
+		log.Warn("http shutdown: requests still in flight were cut off", "err", err)
 	}
-	if err := sched.Stop(shutdown); err != nil {
+	if err := <-stopped; err != nil {
 		log.Warn("scheduler did not reach a safe point in time; the next start resumes it", "err", err)
 	}
 	return <-served
