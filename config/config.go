@@ -137,6 +137,13 @@ func Parse(b []byte) (*Config, error) {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return nil, errors.New("more than one YAML document (---): put everything in one")
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	if err := checkWhole(&doc, false); err != nil {
+		return nil, err
+	}
 	c := &Config{
 		Listen:           f.Server.Listen,
 		APIKeys:          f.Server.APIKeys,
@@ -180,8 +187,8 @@ func Parse(b []byte) (*Config, error) {
 		return nil, fmt.Errorf("settlement.history_limit: %d is outside 1..1000", c.Settlement.HistoryLimit)
 	}
 	for _, k := range append(append([]string{}, c.APIKeys...), c.AdminKeys...) {
-		if len(k) < 16 {
-			return nil, errors.New("server: every api and admin key must be at least 16 characters")
+		if why := badKey(k); why != "" {
+			return nil, errors.New("server: every api and admin key must be " + why)
 		}
 	}
 	if len(f.Leagues) == 0 {
@@ -295,6 +302,49 @@ func parseRanks(s string) (int, int, error) {
 
 // duration is a time.Duration in YAML: Go syntax ("90s", "168h") or whole
 // days ("7d").
+// badKey says what is wrong with an API or admin key, or "": a bearer token
+// of at least 16 printable ASCII characters, no spaces.
+func badKey(k string) string {
+	if len(k) < 16 {
+		return "at least 16 characters"
+	}
+	for _, c := range []byte(k) {
+		if c <= ' ' || c > '~' {
+			return "printable ASCII without spaces"
+		}
+	}
+	return ""
+}
+
+// wholeFields are the settings that take whole numbers, as are the
+// quantities under a reward's items.
+var wholeFields = map[string]bool{"board_size": true, "max_score": true, "decay_after": true, "buckets": true,
+	"min_promote_score": true, "history_limit": true, "shared_round_trips": true}
+
+// checkWhole refuses a fraction where a whole number belongs: yaml.v3 would
+// truncate board_size: 10.5 to 10 without a word.
+func checkWhole(n *yaml.Node, items bool) error {
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for _, c := range n.Content {
+			if err := checkWhole(c, false); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if (items || wholeFields[k.Value]) && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!float" {
+				return fmt.Errorf("line %d: %s: %s is not a whole number", v.Line, k.Value, v.Value)
+			}
+			if err := checkWhole(v, k.Value == "items"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 type duration time.Duration
 
 func (d *duration) UnmarshalYAML(n *yaml.Node) error {
@@ -331,11 +381,11 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		}
 		*o.keys = nil
 		for _, k := range strings.Split(v, ",") {
-			if k = strings.TrimSpace(k); len(k) < 16 {
-				return fmt.Errorf("%s: every key must be at least 16 characters", o.env)
-			} else {
-				*o.keys = append(*o.keys, k)
+			k = strings.TrimSpace(k)
+			if why := badKey(k); why != "" {
+				return fmt.Errorf("%s: every key must be %s", o.env, why)
 			}
+			*o.keys = append(*o.keys, k)
 		}
 	}
 	return nil
