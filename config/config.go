@@ -244,6 +244,10 @@ func (lf leagueFile) build() (*league.League, error) {
 				return nil, fmt.Errorf("tiers[%d] (%s).rewards: ranks %d-%d go past the board size %d", i, b.ID, band.From, band.To, l.BoardSize)
 			}
 		}
+		if b.MinPromoteScore > l.MaxScore {
+			return nil, fmt.Errorf("tiers[%d] (%s).min_promote_score: %d is over max_score %d, so nobody could be promoted",
+				i, b.ID, b.MinPromoteScore, l.MaxScore)
+		}
 	}
 	return l, nil
 }

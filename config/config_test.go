@@ -77,6 +77,8 @@ func TestParseRejects(t *testing.T) {
 		{"too many decimals", strings.Replace(good, "promote: 0.2", "promote: 0.12345", 1), "more than four decimals"},
 		{"fraction of a whole number", strings.Replace(good, "schedule:", "board_size: 10.5\n    schedule:", 1), "board_size: 10.5 is not a whole number"},
 		{"fraction of an item", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, rewards: [{ranks: 1, items: {gems: 2.5}}]}", 1), "gems: 2.5 is not a whole number"},
+		{"unreachable promotion", strings.Replace(strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, min_promote_score: 1000}", 1),
+			"schedule:", "max_score: 100\n    schedule:", 1), "(low).min_promote_score: 1000 is over max_score 100"},
 		{"empty file", "", "the file is empty"},
 		{"only comments", "# nothing yet\n", "the file is empty"},
 		{"two documents", good + "---\nleagues: []\n", "more than one YAML document"},
