@@ -57,6 +57,44 @@ func (d *downStore) Lock(ctx context.Context, l string, p time.Time) (func(), bo
 	return d.Store.Lock(ctx, l, p)
 }
 
+// settleWithStoreDownAt plays a week of 300 players, takes the database
+// down when the settlement reaches step and settles: that must fail as
+// unavailable. It returns the week and the store, still down.
+func settleWithStoreDownAt(t *testing.T, f *fixture, step string) (league.Period, *downStore) {
+	t.Helper()
+	week := f.period()
+	f.play("p", 300)
+	f.clock.After(week.End)
+	ds := &downStore{Store: f.store}
+	f.store = ds
+	s := f.scheduler(scheduler.WithFault(func(at string) error {
+		if at == step {
+			ds.down.Store(true)
+		}
+		return nil
+	}))
+	if _, err := s.SettleNow(f.ctx, "weekly", time.Time{}); !errors.Is(err, league.ErrUnavailable) {
+		t.Fatalf("settlement with the database down at %s: %v, want unavailable", step, err)
+	}
+	return week, ds
+}
+
+// waitDone waits up to 15 s for the week's settlement to be done.
+func waitDone(t *testing.T, f *fixture, week league.Period) league.Settlement {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		st, err := f.store.Settlement(f.ctx, "weekly", week.Start)
+		if err == nil && st.Status == league.StatusDone {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not settled after the database came back: %+v %v", st, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestStoreDownDuringSettlement: the database goes down mid-settlement. The
 // settlement fails without writing half of anything, the live engine keeps
 // serving joins and writes, and once the database is back the scheduler's
@@ -64,21 +102,7 @@ func (d *downStore) Lock(ctx context.Context, l string, p time.Time) (func(), bo
 func TestStoreDownDuringSettlement(t *testing.T) {
 	forEachStore(t, func(t *testing.T, k storeKind) {
 		f := newFixture(t, k, 100)
-		week := f.period()
-		f.play("p", 300)
-		f.clock.After(week.End)
-		ds := &downStore{Store: f.store}
-		f.store = ds
-		s := f.scheduler(scheduler.WithFault(func(step string) error {
-			if step == scheduler.StepWrite {
-				ds.down.Store(true) // the database dies just before the write
-			}
-			return nil
-		}))
-		_, err := s.SettleNow(f.ctx, "weekly", time.Time{})
-		if !errors.Is(err, league.ErrUnavailable) {
-			t.Fatalf("settlement with the database down: %v, want unavailable", err)
-		}
+		week, ds := settleWithStoreDownAt(t, f, scheduler.StepWrite) // just before the write
 		// live engine: new period joins and writes work
 		if _, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "live", Name: "live"}); err != nil {
 			t.Fatalf("join while the database is down: %v", err)
@@ -100,17 +124,7 @@ func TestStoreDownDuringSettlement(t *testing.T) {
 		defer s2.Stop(f.ctx)
 		time.Sleep(300 * time.Millisecond)
 		ds.down.Store(false)
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			st, err := f.store.Settlement(f.ctx, "weekly", week.Start)
-			if err == nil && st.Status == league.StatusDone {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("not settled after the database came back: %+v %v", st, err)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		waitDone(t, f, week)
 		f.checkBoards(week, "p", 300)
 	})
 }
@@ -122,20 +136,7 @@ func TestStoreDownDuringSettlement(t *testing.T) {
 func TestStoreDownAtTheLastStep(t *testing.T) {
 	forEachStore(t, func(t *testing.T, k storeKind) {
 		f := newFixture(t, k, 100)
-		week := f.period()
-		f.play("p", 300)
-		f.clock.After(week.End)
-		ds := &downStore{Store: f.store}
-		f.store = ds
-		s := f.scheduler(scheduler.WithFault(func(step string) error {
-			if step == scheduler.StepDone {
-				ds.down.Store(true) // Expire runs on Redis, then Advance fails
-			}
-			return nil
-		}))
-		if _, err := s.SettleNow(f.ctx, "weekly", time.Time{}); !errors.Is(err, league.ErrUnavailable) {
-			t.Fatalf("settlement with the database down at the last step: %v, want unavailable", err)
-		}
+		week, ds := settleWithStoreDownAt(t, f, scheduler.StepDone) // Expire runs on Redis, then Advance fails
 		ds.down.Store(false)
 		if st, err := f.store.Settlement(f.ctx, "weekly", week.Start); err != nil || st.Status != league.StatusApplied {
 			t.Fatalf("after the failed last step: %+v %v, want applied", st, err)
@@ -149,19 +150,8 @@ func TestStoreDownAtTheLastStep(t *testing.T) {
 		s2 := f.scheduler(scheduler.WithPoll(100 * time.Millisecond))
 		s2.Start()
 		defer s2.Stop(f.ctx)
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			st, err := f.store.Settlement(f.ctx, "weekly", week.Start)
-			if err == nil && st.Status == league.StatusDone {
-				if st.LastError != "" {
-					t.Errorf("done settlement keeps the error %q", st.LastError)
-				}
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("not done after the database came back: %+v %v", st, err)
-			}
-			time.Sleep(50 * time.Millisecond)
+		if st := waitDone(t, f, week); st.LastError != "" {
+			t.Errorf("done settlement keeps the error %q", st.LastError)
 		}
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			waiting, err = f.engine.Unsettled(f.ctx, "weekly")
