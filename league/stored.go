@@ -68,20 +68,24 @@ func (e *Engine) checkRemovedTiers(ctx context.Context, lv *live) error {
 	if len(removed) == 0 {
 		return nil
 	}
-	starts, err := e.rdb.ZRange(ctx, lv.keys.periods(), 0, -1).Result()
+	waiting, err := e.rdb.ZRange(ctx, lv.keys.periods(), 0, -1).Result()
 	if err != nil {
 		return internal("tiers", err)
 	}
 	cur, _ := e.current(lv)
-	starts = append(starts, strconv.FormatInt(cur.Start.Unix(), 10))
+	starts := []int64{cur.Start.Unix()}
+	for _, m := range waiting {
+		if start, err := strconv.ParseInt(m, 10, 64); err == nil {
+			starts = append(starts, start)
+		}
+	}
 	codes := make([]string, 0, len(removed))
 	for c := range removed {
 		codes = append(codes, c)
 	}
 	pipe := e.rdb.Pipeline()
 	counts := make([]*redis.SliceCmd, len(starts))
-	for i, s := range starts {
-		start, _ := strconv.ParseInt(s, 10, 64)
+	for i, start := range starts {
 		counts[i] = pipe.HMGet(ctx, lv.keys.counters(start), codes...)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
@@ -90,8 +94,10 @@ func (e *Engine) checkRemovedTiers(ctx context.Context, lv *live) error {
 	var held []string
 	for i, cmd := range counts {
 		for j, v := range cmd.Val() {
-			if n, _ := strconv.Atoi(fmt.Sprint(v)); v != nil && n > 0 {
-				held = append(held, fmt.Sprintf("%s: %d players in period %s", removed[codes[j]], n, periodID(starts[i])))
+			count, _ := v.(string) // nil: nobody of the tier in that period
+			if n, _ := strconv.Atoi(count); n > 0 {
+				p := Period{Start: time.Unix(starts[i], 0).UTC()}
+				held = append(held, fmt.Sprintf("%s: %d players in period %s", removed[codes[j]], n, p.ID()))
 			}
 		}
 	}
@@ -100,13 +106,4 @@ func (e *Engine) checkRemovedTiers(ctx context.Context, lv *live) error {
 			lv.ID, strings.Join(held, "; "))
 	}
 	return nil
-}
-
-// periodID formats a period start given as Unix seconds.
-func periodID(start string) string {
-	sec, err := strconv.ParseInt(start, 10, 64)
-	if err != nil {
-		return start
-	}
-	return Period{Start: time.Unix(sec, 0).UTC()}.ID()
 }
