@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"regexp"
 	"sort"
@@ -157,6 +158,9 @@ func Parse(b []byte) (*Config, error) {
 	}
 	if c.Listen == "" {
 		c.Listen = DefaultListen
+	}
+	if err := checkListen(c.Listen); err != nil {
+		return nil, fmt.Errorf("server.listen: %v", err)
 	}
 	if c.Namespace == "" {
 		c.Namespace = DefaultNamespace
@@ -369,10 +373,29 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// checkListen refuses an address leagued could not bind, so that config
+// check says so rather than the start: host:port with a numeric port.
+func checkListen(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port, e.g. 127.0.0.1:8080 or :8080", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q: port %q is not a number in 0..65535", addr, port)
+	}
+	if strings.ContainsAny(host, " /") {
+		return fmt.Errorf("%q: %q is not a host name or IP address", addr, host)
+	}
+	return nil
+}
+
 // ApplyEnv applies the environment overrides of the server settings:
 // LISTEN_ADDR, LEAGUE_API_KEYS and LEAGUE_ADMIN_KEYS (comma-separated).
 func (c *Config) ApplyEnv(getenv func(string) string) error {
 	if v := getenv("LISTEN_ADDR"); v != "" {
+		if err := checkListen(v); err != nil {
+			return fmt.Errorf("LISTEN_ADDR: %v", err)
+		}
 		c.Listen = v
 	}
 	for _, o := range []struct {

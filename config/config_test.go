@@ -79,6 +79,11 @@ func TestParseRejects(t *testing.T) {
 		{"fraction of an item", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, rewards: [{ranks: 1, items: {gems: 2.5}}]}", 1), "gems: 2.5 is not a whole number"},
 		{"unreachable promotion", strings.Replace(strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, min_promote_score: 1000}", 1),
 			"schedule:", "max_score: 100\n    schedule:", 1), "(low).min_promote_score: 1000 is over max_score 100"},
+		{"promote on the top tier", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, promote: 0.1, demote: 0.2}", 1), "tiers[1] (high).promote: 0.1 on the top tier"},
+		{"demote on the bottom tier", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, demote: 0.1}", 1), "tiers[0] (low).demote: 0.1 on the bottom tier"},
+		{"listen without a port", "server: {listen: '8080'}\n" + good, `server.listen: "8080" is not host:port`},
+		{"listen with a named port", "server: {listen: 'localhost:http'}\n" + good, `port "http" is not a number`},
+		{"listen past the ports", "server: {listen: ':65536'}\n" + good, `port "65536" is not a number in 0..65535`},
 		{"empty file", "", "the file is empty"},
 		{"only comments", "# nothing yet\n", "the file is empty"},
 		{"two documents", good + "---\nleagues: []\n", "more than one YAML document"},
@@ -108,6 +113,10 @@ func TestApplyEnv(t *testing.T) {
 	}
 	if c.Listen != ":9999" || len(c.APIKeys) != 2 || c.APIKeys[1] != "fedcba9876543210" {
 		t.Fatalf("%+v", c)
+	}
+	if err := c.ApplyEnv(func(k string) string { return map[string]string{"LISTEN_ADDR": "localhost"}[k] }); err == nil ||
+		!strings.Contains(err.Error(), "LISTEN_ADDR") || c.Listen != ":9999" {
+		t.Fatalf("LISTEN_ADDR=localhost: err %v, listen %q", err, c.Listen)
 	}
 	env["LEAGUE_ADMIN_KEYS"] = "short"
 	if err := c.ApplyEnv(func(k string) string { return env[k] }); err == nil {

@@ -61,9 +61,10 @@ type Ladder struct {
 	index map[string]int
 }
 
-// NewLadder checks the tiers and returns the ladder, lowest tier first. The
-// top tier's Promote and the bottom tier's Demote are ignored (set them to 0):
-// there is nowhere to go.
+// NewLadder checks the tiers and returns the ladder, lowest tier first. A
+// Promote on the top tier or a Demote on the bottom one is refused: there is
+// nowhere to go, and silently settling nobody would hide a config mistake
+// (a tier added at the top with its neighbour's ratios left unset, say).
 func NewLadder(ts []Tier) (*Ladder, error) {
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("tiers: at least one tier is required")
@@ -78,6 +79,12 @@ func NewLadder(ts []Tier) (*Ladder, error) {
 		}
 		if err := t.check(); err != nil {
 			return nil, fmt.Errorf("tiers[%d] (%s).%w", i, t.ID, err)
+		}
+		if i == len(ts)-1 && t.Promote > 0 {
+			return nil, fmt.Errorf("tiers[%d] (%s).promote: %s on the top tier, which has no tier above it (tiers are lowest first)", i, t.ID, t.Promote)
+		}
+		if i == 0 && t.Demote > 0 {
+			return nil, fmt.Errorf("tiers[%d] (%s).demote: %s on the bottom tier, which has no tier below it (tiers are lowest first)", i, t.ID, t.Demote)
 		}
 		t.Rewards = append([]Band(nil), t.Rewards...)
 		sort.Slice(t.Rewards, func(a, b int) bool { return t.Rewards[a].From < t.Rewards[b].From })
