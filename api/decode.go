@@ -245,8 +245,11 @@ func (d *decoder) stringBytes() []byte {
 	return d.data[start:]
 }
 
-// unescape decodes a string with escapes from start, as encoding/json
-// does: lone surrogates become U+FFFD.
+// unescape decodes a string with escapes from start. A lone surrogate
+// (\ud800 not followed by its pair) decodes to its three bytes as if it were
+// a character (WTF-8), which is not UTF-8, so the field's check refuses the
+// value; encoding/json would store U+FFFD in its place instead, and the name
+// kept would not be the name sent.
 func (d *decoder) unescape(start int) []byte {
 	out := append([]byte(nil), d.data[start:d.pos]...)
 	for d.pos < len(d.data) {
@@ -283,7 +286,8 @@ func (d *decoder) unescape(start int) []byte {
 						continue
 					}
 				}
-				r = utf8.RuneError
+				out = append(out, 0xe0|byte(r>>12), 0x80|byte(r>>6)&0x3f, 0x80|byte(r)&0x3f)
+				continue
 			}
 			out = utf8.AppendRune(out, r)
 		default: // '"', '\\', '/'

@@ -45,6 +45,8 @@ func badInputs() []badInput {
 		{"join/no player", "POST", join, `{"name":"x"}`, 400, "player_id"},
 		{"join/null player", "POST", join, `{"player_id":null,"name":"x"}`, 400, "player_id"},
 		{"join/no name", "POST", join, `{"player_id":"a"}`, 400, "name"},
+		{"join/lone surrogate in name", "POST", join, `{"player_id":"a","name":"x\ud800y"}`, 400, "name"},
+		{"join/reversed surrogates in avatar", "POST", join, `{"player_id":"a","name":"x","avatar":"\udc00\ud800"}`, 400, "avatar"},
 		{"join/blank name", "POST", join, `{"player_id":"a","name":" \u3000 "}`, 400, "name"},
 		{"join/unknown field", "POST", join, `{"player_id":"a","name":"x","level":3}`, 400, "level"},
 		{"join/player number", "POST", join, `{"player_id":5,"name":"x"}`, 400, "player_id"},

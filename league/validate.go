@@ -47,7 +47,7 @@ func checkText(field, v string, max int, required bool) error {
 		return fieldError(field, "is %d bytes, at most %d", len(v), max)
 	}
 	if !utf8.ValidString(v) {
-		return fieldError(field, "is not valid UTF-8")
+		return fieldError(field, "is not valid UTF-8 (nor is a lone \\ud800-\\udfff escape)")
 	}
 	for _, r := range v {
 		if r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
