@@ -252,5 +252,31 @@ func (s *Scheduler) SettleNow(ctx context.Context, leagueID string, period time.
 	r := s.leagues[leagueID]
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := s.somethingToSettle(ctx, l.ID, p); err != nil {
+		return league.Settlement{}, err
+	}
 	return s.settle(ctx, l, p)
+}
+
+// somethingToSettle refuses a period that was never settled and holds no
+// players in Redis: nobody joined it (or its keys expired long ago), and
+// settling it would only record an empty settlement, for a period from
+// before the league existed as readily as for last week. The scheduler
+// never settles such a period either: it settles the periods joins left
+// waiting.
+func (s *Scheduler) somethingToSettle(ctx context.Context, leagueID string, p league.Period) error {
+	_, err := s.store.Settlement(ctx, leagueID, p.Start)
+	if league.ErrorCode(err) != league.NotFound {
+		return err // recorded (resume or report it), or the store failed
+	}
+	waiting, err := s.engine.Unsettled(ctx, leagueID)
+	if err != nil {
+		return err
+	}
+	for _, w := range waiting {
+		if w.Start.Equal(p.Start) {
+			return nil
+		}
+	}
+	return league.Errorf(league.NotFound, "no player joined period %s of league %q: there is nothing to settle", p.ID(), leagueID)
 }

@@ -341,3 +341,36 @@ func recordAllClaims(t *testing.T, f *fixture, s *scheduler.Scheduler) {
 		t.Fatal("no claims recorded")
 	}
 }
+
+// TestSettleNowRefusesPeriodsNobodyJoined: an admin settle of a period no
+// player joined (last week's, or one from before the league existed) says
+// there is nothing to settle and records no settlement.
+func TestSettleNowRefusesPeriodsNobodyJoined(t *testing.T) {
+	forEachStore(t, func(t *testing.T, k storeKind) {
+		f := newFixture(t, k, 10)
+		week := f.period()
+		f.clock.After(week.End)
+		s := f.scheduler()
+		for _, start := range []time.Time{{}, week.Start, time.Unix(300, 0)} {
+			_, err := s.SettleNow(f.ctx, "weekly", start)
+			if league.ErrorCode(err) != league.NotFound {
+				t.Fatalf("SettleNow(%v): %v, want not found", start, err)
+			}
+		}
+		if list, err := f.store.Settlements(f.ctx, "weekly", 10); err != nil || len(list) != 0 {
+			t.Fatalf("settlements recorded: %+v, %v", list, err)
+		}
+
+		week2 := f.period()
+		f.play("p", 15)
+		f.clock.After(week2.End)
+		if st := f.settleNow(s); !st.Period.Equal(week2.Start) || st.Players != 15 {
+			t.Fatalf("settled %+v", st)
+		}
+		// Settled and forgotten by Redis, the period is still reported.
+		st, err := s.SettleNow(f.ctx, "weekly", week2.Start)
+		if err != nil || st.Status != league.StatusDone || st.Players != 15 {
+			t.Fatalf("settling it again: %+v, %v", st, err)
+		}
+	})
+}
