@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
 )
 
 // Store is an in-memory league.Store, safe for concurrent use.
@@ -251,6 +252,37 @@ func (s *Store) Profile(_ context.Context, lg, player string, limit int) (league
 		p.History = p.History[:limit]
 	}
 	return p, nil
+}
+
+// EachSettledPlayer calls fn for every standing of the league, with the player's
+// newest outcome and its reward if no join claimed it.
+func (s *Store) EachSettledPlayer(_ context.Context, lg string, fn func(league.SettledPlayer) error) error {
+	s.mu.Lock()
+	var all []league.SettledPlayer
+	for player, st := range s.standings[lg] {
+		var last *entry
+		for i, e := range s.outcomes[lg][player] {
+			if last == nil || e.Period.After(last.Period) {
+				last = &s.outcomes[lg][player][i]
+			}
+		}
+		if last == nil {
+			continue
+		}
+		out := league.SettledPlayer{Player: player, Tier: st.tier, LastPeriod: last.Period, LastTier: last.TierBefore, LastBoard: last.Board}
+		if _, claimed := s.claims[claimKey{lg, player, last.Period.Unix()}]; last.rewarded && !claimed {
+			out.Reward = &league.Reward{Earned: last.Period, Tier: last.TierBefore, Rank: last.Rank,
+				Items: append([]tiers.Item(nil), last.Rewards...)}
+		}
+		all = append(all, out)
+	}
+	s.mu.Unlock()
+	for _, st := range all {
+		if err := fn(st); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Populations returns how many players each tier holds.

@@ -29,6 +29,8 @@ type Engine struct {
 	shared  int        // pipelines the coalescer keeps in flight; 0: none
 	co      *coalescer // nil: every single call is its own round trip
 	names   nameCache
+	absent  func(ctx context.Context, league string) error // see WithAbsentLeagues
+	skipped map[string]bool                                // leagues the absent hook left out
 	// skew is Redis's clock minus ours in ms, learned from replies, so the
 	// period we guess before asking Redis is right even on a skewed host.
 	skew atomic.Int64
@@ -39,6 +41,7 @@ type live struct {
 	*League
 	keys   keys
 	code   []int                     // ladder index -> tier code in Redis
+	epoch  string                    // the league's data generation at Open (stored.go)
 	index  map[int]int               // tier code -> ladder index
 	period atomic.Pointer[[2]Period] // the current period and the one before
 }
@@ -69,10 +72,27 @@ const DefaultSharedRoundTrips = 2
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 
+// WithAbsentLeagues has Open ask fn about every league Redis holds no data
+// of, before it writes anything for it: an error refuses Open. Such a league
+// is either new or lost by Redis (restarted without persistence, flushed, a
+// changed namespace); only the store can tell which, and starting a lost one
+// afresh would put every player back in the entry tier. fn returning
+// SkipAbsent leaves the league out of the engine instead (calls for it are
+// NotFound). leagued refuses when the store has standings for the league
+// (WithLostCheck); leaguectl leaves such leagues to leagued.
+func WithAbsentLeagues(fn func(ctx context.Context, league string) error) Option {
+	return func(e *Engine) { e.absent = fn }
+}
+
+// SkipAbsent, returned by a WithAbsentLeagues hook, makes Open leave the
+// league out rather than create its data.
+var SkipAbsent = errors.New("league: leave out a league Redis holds no data of")
+
 // Open prepares the leagues on Redis: loads the scripts and settles each
 // tier's code. The leagues must have passed Init.
 func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opts ...Option) (*Engine, error) {
-	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: make(map[string]*live, len(leagues)), shared: DefaultSharedRoundTrips}
+	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: make(map[string]*live, len(leagues)),
+		shared: DefaultSharedRoundTrips, skipped: map[string]bool{}}
 	for _, o := range opts {
 		o(e)
 	}
@@ -93,6 +113,12 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 			return nil, fmt.Errorf("league: %q configured twice", l.ID)
 		}
 		lv := &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}}
+		if err := e.checkPresent(ctx, lv); errors.Is(err, SkipAbsent) {
+			e.skipped[l.ID] = true
+			continue
+		} else if err != nil {
+			return nil, err
+		}
 		if err := e.tierCodes(ctx, lv); err != nil {
 			return nil, err
 		}
@@ -189,6 +215,10 @@ func (e *Engine) live(id string) (*live, error) {
 	if !ok {
 		if id == "" {
 			return nil, fieldError("league", "must not be empty")
+		}
+		if e.skipped[id] {
+			return nil, Errorf(NotFound, "league %q has no data in Redis yet: leagued creates it when it starts "+
+				"(if Redis lost it, leagued refuses to start; run leaguectl restore -league %s)", id, id)
 		}
 		return nil, Errorf(NotFound, "unknown league %q", id)
 	}

@@ -83,6 +83,9 @@ func (e *Engine) Join(ctx context.Context, leagueID string, req JoinRequest) (Pl
 			}
 		case scripts.Retry:
 			d = nil
+		case scripts.Lost:
+			return Placement{}, Errorf(Unavailable, "league %q: Redis no longer holds the data this process opened "+
+				"(it lost it, or a restore replaced it): if Redis lost it, run leaguectl restore -league %s; then restart leagued", lv.ID, lv.ID)
 		case scripts.Full:
 			return Placement{}, Errorf(Unavailable, "league %q placed %d players in one tier this period, the most it can", lv.ID, maxJoins)
 		default:
@@ -114,7 +117,7 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 		req.Player, req.Name + profileSep + req.Avatar,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
 		lv.code[lv.entry], prev.Start.Unix(), decay,
-		"", "", "", "",
+		"", "", "", "", lv.epoch,
 	}
 	if d != nil {
 		args[13], args[14] = d.tier, d.from

@@ -9,7 +9,8 @@ import "strconv"
 // tierCodes), <n> a board number, <b> a bucket number.
 //
 //	<ns>:{L}:tiers          hash   tier id -> tier code (stable across config edits)
-//	<ns>:{L}:meta           hash   settled -> start of the last period whose tiers are applied
+//	<ns>:{L}:meta           hash   settled -> start of the last period whose tiers are applied;
+//	                               layout, epoch (stored.go); restoring while Restore runs
 //	<ns>:{L}:periods        zset   starts of periods with players not yet settled
 //	<ns>:{L}:c:<S>          hash   tier code -> players joined (the HINCRBY of placement); closed -> 1
 //	<ns>:{L}:b:<S>:<t>:<n>  zset   a sub-board: player -> packed score (pack.go); listpack-sized

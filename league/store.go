@@ -53,6 +53,10 @@ type Store interface {
 	// their last `limit` periods, newest first; NotFound for a player no
 	// settlement has seen.
 	Profile(ctx context.Context, league, player string, limit int) (Profile, error)
+	// EachSettledPlayer calls fn for every player the league's settlements have
+	// seen, in no set order, until fn returns an error (returned as is):
+	// what Restore writes back to a Redis that lost it.
+	EachSettledPlayer(ctx context.Context, league string, fn func(SettledPlayer) error) error
 	// Populations returns how many players each tier holds (by standing).
 	Populations(ctx context.Context, league string) (map[string]int, error)
 

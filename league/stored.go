@@ -2,6 +2,8 @@ package league
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -33,21 +35,51 @@ func layout(l *League) string {
 	return s
 }
 
-// checkLayout records the league's layout on first use and refuses a config
-// whose layout differs from the one recorded.
+// checkPresent refuses a league a restore is rebuilding, and asks the
+// WithAbsentLeagues hook about one Redis holds no data of (no layout).
+func (e *Engine) checkPresent(ctx context.Context, lv *live) error {
+	vals, err := e.rdb.HMGet(ctx, lv.keys.meta(), "layout", "restoring").Result()
+	if err != nil {
+		return internal("meta", err)
+	}
+	if vals[1] != nil {
+		return fmt.Errorf("league %q: a restore of its Redis data began at %v and has not finished: run leaguectl restore -league %s again",
+			lv.ID, vals[1], lv.ID)
+	}
+	if vals[0] == nil && e.absent != nil {
+		return e.absent(ctx, lv.ID)
+	}
+	return nil
+}
+
+// checkLayout records the league's layout and epoch on first use and
+// refuses a config whose layout differs from the one recorded. The epoch
+// names this generation of the league's data: joins carry the one their
+// engine opened, so a Redis that lost the data (or a restore that replaced
+// it) is noticed by every running process, not only by the next to start.
 func (e *Engine) checkLayout(ctx context.Context, lv *live) error {
 	want := layout(lv.League)
 	pipe := e.rdb.Pipeline()
 	pipe.HSetNX(ctx, lv.keys.meta(), "layout", want)
-	stored := pipe.HGet(ctx, lv.keys.meta(), "layout")
+	pipe.HSetNX(ctx, lv.keys.meta(), "epoch", newEpoch())
+	stored := pipe.HMGet(ctx, lv.keys.meta(), "layout", "epoch")
 	if _, err := pipe.Exec(ctx); err != nil {
 		return internal("layout", err)
 	}
-	if got := stored.Val(); got != want {
+	got, _ := stored.Val()[0].(string)
+	lv.epoch, _ = stored.Val()[1].(string)
+	if got != want {
 		return fmt.Errorf("league %q: board_size or tie_break changed (Redis holds boards laid out as %q, the config says %q): "+
 			"the scores on its boards would be misread; revert the change, or give the changed league a new id", lv.ID, got, want)
 	}
 	return nil
+}
+
+// newEpoch returns a fresh epoch: 16 random hex digits.
+func newEpoch() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // checkRemovedTiers refuses a config that dropped a tier which holds players

@@ -5,7 +5,8 @@
 -- KEYS[2] -> <ns>:{L}:r:<b>   the player's record bucket
 -- KEYS[3] -> <ns>:{L}:w:<b>   the player's reward bucket
 -- KEYS[4] -> <ns>:{L}:k:<Q>   rewards claimed by joins of period Q (for retries)
--- KEYS[5] -> <ns>:{L}:meta    'settled' = last period whose tiers are applied
+-- KEYS[5] -> <ns>:{L}:meta    'settled' = last period whose tiers are applied;
+--                              'epoch' = the league's data generation (Open)
 -- KEYS[6] -> <ns>:{L}:periods periods holding players, to settle
 -- KEYS[7] -> <ns>:{L}:x       claims stream, recorded in Postgres later
 -- ARGV[1]  -> now in ms, or '' for Redis TIME
@@ -20,6 +21,7 @@
 -- ARGV[15] -> with ARGV[14]: the record the caller decided from ('' for none)
 -- ARGV[16] -> with ARGV[14]: start of the period whose rewards the caller computed, or ''
 -- ARGV[17] -> with ARGV[16]: those rewards as JSON
+-- ARGV[18] -> the epoch the caller opened the league at
 --
 -- Returns one of
 --   {0, tier, n, rewards}  joined now: tier code, join number, rewards delivered
@@ -33,6 +35,8 @@
 --                          packed score on that period's board (rank -1 if it is gone)
 --   {5}                    the record changed while the caller decided: retry
 --   {9}                    the tier has placed 2^24-1 players this period
+--   {11}                   the league's epoch is not ARGV[18]: Redis lost the data the
+--                          caller opened (or a restore replaced it); nothing written
 --
 -- uses: NO_TIER rec_decode rec_encode board_key names_key now_ms tie_bits
 
@@ -40,6 +44,12 @@ local now = now_ms(ARGV[1])
 local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
 if now < qs * 1000 or now >= qe * 1000 then
   return {2, now}
+end
+-- A Redis that lost the league (restarted without persistence, flushed)
+-- would otherwise place every returning player in the entry tier, and the
+-- next settlement would make that their tier in the store too.
+if redis.call('HGET', KEYS[5], 'epoch') ~= ARGV[18] then
+  return {11}
 end
 if redis.call('HEXISTS', KEYS[1], 'closed') == 1 then
   return {3}

@@ -34,6 +34,8 @@ var (
 	tiersSrc string
 	//go:embed prune.lua
 	prune string
+	//go:embed restore.lua
+	restore string
 )
 
 // The scripts. See each .lua file for its contract.
@@ -46,6 +48,7 @@ var (
 	Settled  = redis.NewScript(assemble(settled))
 	Tiers    = redis.NewScript(assemble(tiersSrc))
 	Prune    = redis.NewScript(assemble(prune))
+	Restore  = redis.NewScript(assemble(restore))
 )
 
 // helpers are common.lua's sections by name, in file order.
@@ -101,7 +104,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore}
 
 // Status is the first element of a script's reply.
 type Status int64
@@ -119,6 +122,7 @@ const (
 	Conflict    Status = 8  // score: request id used by another player
 	Full        Status = 9  // join: the tier's join counter is exhausted
 	NotEnded    Status = 10 // close: the period has not ended
+	Lost        Status = 11 // join: the league's data in Redis is not the data this process opened
 )
 
 // Load loads every script into the server's script cache, so pipelines of

@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) league.Store) {
 
 		{"Profile", testProfile},
 		{"Populations", testPopulations},
+		{"EachSettledPlayer", testEachSettledPlayer},
 
 		{"Lock", testLock},
 		{"LockConcurrent", testLockConcurrent},

@@ -5,6 +5,7 @@
 //	leaguectl settle -league L [-period P]
 //	leaguectl board -league L -board gold-3 [-period P]
 //	leaguectl player -league L -player ID
+//	leaguectl restore -league L
 //
 // It reads the same configuration and environment as leagued (LEAGUE_CONFIG,
 // REDIS_URL, DATABASE_URL) and talks to Redis and Postgres directly, so it
@@ -23,6 +24,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/internal/connect"
 	"github.com/league-engine/league/league"
@@ -36,6 +39,7 @@ commands:
   settle         settle a period now (REDIS_URL, DATABASE_URL): -league L [-period P]
   board          print a sub-board (REDIS_URL): -league L -board gold-3 [-period P]
   player         print a player's standing and history (REDIS_URL, DATABASE_URL): -league L -player ID
+  restore        rebuild a league Redis lost from Postgres (REDIS_URL, DATABASE_URL): -league L
 `
 
 func main() {
@@ -68,6 +72,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return board(ctx, rest, out)
 	case "player":
 		return player(ctx, rest, out)
+	case "restore":
+		return restore(ctx, rest, out)
 	case "help", "-h", "--help":
 		fmt.Fprint(out, usage)
 		return nil
@@ -100,18 +106,36 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// env is what a command opened: the config, the engine on Redis and,
-// if asked for, the store.
+// env is what a command opened: the config, Redis, the engine on it (unless
+// the command asked for none) and, if asked for, the store.
 type env struct {
 	cfg    *config.Config
+	rdb    redis.UniversalClient
 	engine *league.Engine
 	store  league.Store
 	close  func()
 }
 
 // open loads the config and connects to REDIS_URL (required: leaguectl has
-// no use for an empty in-process Redis) and, with needStore, DATABASE_URL.
+// no use for an empty in-process Redis), opens the engine and, with
+// needStore, connects to DATABASE_URL.
 func open(ctx context.Context, path string, needStore bool) (*env, error) {
+	e, err := connectAll(ctx, path, needStore)
+	if err != nil {
+		return nil, err
+	}
+	// leaguectl never creates a league's data in Redis: after Redis lost it,
+	// that would hide the loss from leagued's check at start.
+	skip := league.WithAbsentLeagues(func(context.Context, string) error { return league.SkipAbsent })
+	if e.engine, err = league.Open(ctx, e.rdb, e.cfg.Leagues, league.WithNamespace(e.cfg.Namespace), league.WithLogger(quiet()), skip); err != nil {
+		e.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// connectAll is open without the engine.
+func connectAll(ctx context.Context, path string, needStore bool) (*env, error) {
 	cfg, err := config.Load(path)
 	if err != nil {
 		return nil, err
@@ -120,23 +144,18 @@ func open(ctx context.Context, path string, needStore bool) (*env, error) {
 	if url == "" {
 		return nil, fmt.Errorf("REDIS_URL is not set: leaguectl works on the Redis leagued uses (an embedded leagued has no Redis to share; use its HTTP API)")
 	}
-	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rdb, _, closeRedis, err := connect.Redis(ctx, url, quiet)
+	rdb, _, closeRedis, err := connect.Redis(ctx, url, quiet())
 	if err != nil {
 		return nil, err
 	}
-	e := &env{cfg: cfg, close: closeRedis}
-	if e.engine, err = league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(cfg.Namespace), league.WithLogger(quiet)); err != nil {
-		closeRedis()
-		return nil, err
-	}
+	e := &env{cfg: cfg, rdb: rdb, close: closeRedis}
 	if needStore {
 		dsn := os.Getenv("DATABASE_URL")
 		if dsn == "" {
 			closeRedis()
 			return nil, fmt.Errorf("DATABASE_URL is not set")
 		}
-		store, closeStore, err := connect.Store(ctx, dsn, true, quiet)
+		store, closeStore, err := connect.Store(ctx, dsn, true, quiet())
 		if err != nil {
 			closeRedis()
 			return nil, err
@@ -145,4 +164,9 @@ func open(ctx context.Context, path string, needStore bool) (*env, error) {
 		e.close = func() { closeStore(); closeRedis() }
 	}
 	return e, nil
+}
+
+// quiet is the log of leaguectl's connections: warnings and errors only.
+func quiet() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }

@@ -102,4 +102,35 @@ leagues:
 	if err := run(ctx, []string{"board", "-config", path, "-league", "quick", "-board", "nope"}, &out); err == nil {
 		t.Fatal("a bad board id was accepted")
 	}
+
+	// Redis loses the league: leaguectl does not recreate it, restore does.
+	testsvc.Must(t, testsvc.DeleteNamespace(ctx, rdb, ns), "lose the league")
+	err = run(ctx, []string{"board", "-config", path, "-league", "quick", "-board", "low-1"}, &out)
+	if err == nil || !strings.Contains(err.Error(), "no data in Redis yet") {
+		t.Fatalf("board of a lost league: %v", err)
+	}
+	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"restore", "-config", path, "-league", "quick"}, &out), "restore")
+	if !strings.Contains(out.String(), "restored league quick: 10 players (10 records written)") {
+		t.Fatalf("restore output:\n%s", out.String())
+	}
+	if err := run(ctx, []string{"restore", "-config", path, "-league", "quick"}, &out); err == nil || !strings.Contains(err.Error(), "Redis holds its data") {
+		t.Fatalf("a second restore: %v", err)
+	}
+	if err := run(ctx, []string{"restore", "-config", path}, &out); err == nil || !strings.Contains(err.Error(), "-league is required") {
+		t.Fatalf("restore without -league: %v", err)
+	}
+	e2, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(ns))
+	testsvc.Must(t, err, "Open after the restore")
+	for {
+		if period, _ = e2.Current("quick"); time.Until(period.End) > 500*time.Millisecond {
+			break
+		}
+		time.Sleep(time.Until(period.End) + 50*time.Millisecond)
+	}
+	p, err := e2.Join(ctx, "quick", league.JoinRequest{Player: "p9", Name: "p9"})
+	testsvc.Must(t, err, "Join after the restore")
+	if p.Tier != "high" || len(p.Rewards) != 1 {
+		t.Fatalf("p9 after the restore: tier %s rewards %+v, want high with the gems of its rank 1", p.Tier, p.Rewards)
+	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"time"
 
 	"github.com/league-engine/league/league"
@@ -37,8 +35,7 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 		start = p.Start
 	}
 	began := time.Now()
-	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s := scheduler.New(e.engine, e.store, scheduler.WithLogger(quiet), scheduler.WithProgress(func(p scheduler.Progress) {
+	s := scheduler.New(e.engine, e.store, scheduler.WithLogger(quiet()), scheduler.WithProgress(func(p scheduler.Progress) {
 		fmt.Fprintf(out, "%s %s: %s (%s)\n", p.League, p.Period.ID(), describe(p), time.Since(began).Round(time.Millisecond))
 	}))
 	st, err := s.SettleNow(ctx, *id, start)

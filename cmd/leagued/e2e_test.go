@@ -79,7 +79,7 @@ func TestLeaguedEndToEnd(t *testing.T) {
 		t.Fatalf("leagued -port 9000: %v, want exit 2 naming the argument\n%s", err, out)
 	}
 	ns := testsvc.Namespace(t)
-	testsvc.Redis(t, ns) // cleans the namespace up afterwards
+	rdb := testsvc.Redis(t, ns) // cleans the namespace up afterwards
 	_, dsn := testsvc.Postgres(t)
 	addr := freeAddr(t)
 	yaml := fmt.Sprintf(e2eConfig, addr, apiKey, adminKey, ns)
@@ -198,6 +198,17 @@ func TestLeaguedEndToEnd(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("leagued did not stop within 30 s of SIGTERM")
+	}
+
+	// Redis loses the league while Postgres keeps its tiers: leagued refuses
+	// to start it afresh (every player would be back in bronze).
+	testsvc.Must(t, testsvc.DeleteNamespace(t.Context(), rdb, ns), "lose the league")
+	restart := exec.Command(bin)
+	restart.Env = cmd.Env
+	out, err := restart.CombinedOutput()
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "Redis holds none of its data") ||
+		!strings.Contains(string(out), "leaguectl restore -league e2e") {
+		t.Fatalf("leagued on a Redis that lost the league: %v\n%s", err, out)
 	}
 }
 

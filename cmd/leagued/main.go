@@ -83,7 +83,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 
 	engine, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(cfg.Namespace), league.WithLogger(log),
-		league.WithSharedRoundTrips(cfg.SharedRoundTrips))
+		league.WithSharedRoundTrips(cfg.SharedRoundTrips), league.WithLostCheck(store))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/league-engine/league/league"
+)
+
+// restore rebuilds a league's data in Redis from the store after Redis lost
+// it: each player's tier and the rewards waiting for their next join.
+func restore(ctx context.Context, args []string, out io.Writer) error {
+	fs, path := flags("restore")
+	id := fs.String("league", "", "league id (required)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *id == "" {
+		return fmt.Errorf("restore: -league is required")
+	}
+	e, err := connectAll(ctx, *path, true)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	var l *league.League
+	for _, c := range e.cfg.Leagues {
+		if c.ID == *id {
+			l = c
+		}
+	}
+	if l == nil {
+		return fmt.Errorf("restore: league %q is not in %s", *id, *path)
+	}
+	if err := e.cfg.CheckStore(ctx, e.store); err != nil {
+		return err
+	}
+	began := time.Now()
+	st, err := league.Restore(ctx, e.rdb, l, e.store, league.WithNamespace(e.cfg.Namespace), league.WithLogger(quiet()))
+	if err != nil {
+		return err
+	}
+	settled := "none"
+	if !st.Settled.IsZero() {
+		settled = league.Period{Start: st.Settled}.ID()
+	}
+	fmt.Fprintf(out, "restored league %s: %d players (%d records written), %d rewards waiting for the next join, settled up to %s; took %s\n",
+		l.ID, st.Players, st.Records, st.Rewards, settled, time.Since(began).Round(time.Millisecond))
+	for _, p := range st.Finished {
+		fmt.Fprintf(out, "period %s: its settlement had written its outcomes but not finished; the restore finished it\n", league.Period{Start: p}.ID())
+	}
+	for _, p := range st.Lost {
+		fmt.Fprintf(out, "period %s: its settlement had not written its outcomes; its boards were only in Redis, and its results are lost\n", league.Period{Start: p}.ID())
+	}
+	fmt.Fprintln(out, "restart every leagued now: a process started before the restore refuses joins until it is restarted")
+	return nil
+}

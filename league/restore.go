@@ -1,0 +1,232 @@
+package league
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/scripts"
+)
+
+// Redis holds the live league, and between periods a copy of what the store
+// decided: each player's tier (their record) and the rewards waiting for
+// their next join. If Redis loses it (restarted without persistence,
+// flushed), the store still has it, and Restore writes it back. What only
+// Redis had is gone: the boards of the current period and of periods not yet
+// settled, and claims not yet recorded in the store, whose rewards a join
+// may deliver again.
+
+// SettledPlayer is what the store knows of a player between periods: what
+// Restore needs to serve them again.
+type SettledPlayer struct {
+	Player     string
+	Tier       string    // the tier their latest settled period gave them
+	LastPeriod time.Time // start of the last settled period they played
+	LastTier   string    // the tier they played it in
+	LastBoard  int       // the board they played it on
+	// Reward is what they earned in LastPeriod if no join has claimed it,
+	// else nil. An earlier reward was claimed by the join of LastPeriod.
+	Reward *Reward
+}
+
+// RestoreStats is what Restore wrote.
+type RestoreStats struct {
+	Players int       // standings read from the store
+	Records int       // player records written (others were already there)
+	Rewards int       // rewards left for the next join
+	Settled time.Time // the settled mark: the newest LastPeriod
+	// Finished are periods whose settlement had written its outcomes but
+	// not finished its Redis steps: the restore did what those steps do, and
+	// marked them done. Lost are periods whose settlement had not written
+	// anything: their boards were only in Redis, so their results are gone
+	// (the settlement keeps a last error that says so).
+	Finished, Lost []time.Time
+}
+
+// WithLostCheck makes Open refuse a league Redis holds no data of while
+// store has standings for it: Redis lost the league, and starting it afresh
+// would put every player back in the entry tier. Restore it first.
+func WithLostCheck(store Store) Option {
+	return WithAbsentLeagues(func(ctx context.Context, id string) error {
+		pop, err := store.Populations(ctx, id)
+		if err != nil {
+			return err
+		}
+		players := 0
+		for _, n := range pop {
+			players += n
+		}
+		if players > 0 {
+			return fmt.Errorf("league %q: Redis holds none of its data, but the store has the tiers of %d players: "+
+				"Redis lost it (restarted without persistence, flushed, or redis.namespace changed); "+
+				"run leaguectl restore -league %s, then start again", id, players, id)
+		}
+		return nil
+	})
+}
+
+// restoreBatch is players per restore.lua call; restorePerTrip calls go in
+// one pipeline, as Apply's.
+const (
+	restoreBatch   = 200
+	restorePerTrip = 16
+)
+
+// Restore rebuilds league l's data in Redis from the store's standings,
+// after Redis lost it. It refuses a league whose data Redis still holds.
+// While it runs, the league's meta hash is marked restoring, so no process
+// opens the league; the mark goes last, with a new epoch that makes every
+// process opened before it refuse joins until restarted. Restore is safe to
+// run again after an interruption, and never replaces a record or reward of
+// a later period than the store's. l must have passed Init; opts are Open's
+// (the namespace and logger are used).
+func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store Store, opts ...Option) (RestoreStats, error) {
+	e := &Engine{rdb: rdb, ns: "league", log: slog.Default()}
+	for _, o := range opts {
+		o(e)
+	}
+	if err := loadScripts(ctx, rdb); err != nil {
+		return RestoreStats{}, internal("load scripts", err)
+	}
+	lv := &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}}
+	meta := lv.keys.meta()
+	vals, err := rdb.HMGet(ctx, meta, "layout", "restoring").Result()
+	if err != nil {
+		return RestoreStats{}, internal("restore", err)
+	}
+	if vals[0] != nil && vals[1] == nil {
+		return RestoreStats{}, Errorf(Conflict, "league %q: Redis holds its data (%s has a layout): restore only rebuilds a league Redis lost", l.ID, meta)
+	}
+	if err := rdb.HSet(ctx, meta, "restoring", time.Now().UTC().Format(time.RFC3339)).Err(); err != nil {
+		return RestoreStats{}, internal("restore", err)
+	}
+	if err := e.tierCodes(ctx, lv); err != nil {
+		return RestoreStats{}, err
+	}
+	var st RestoreStats
+	batch := make([]SettledPlayer, 0, restoreBatch*restorePerTrip)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		wrote, err := e.restoreBatch(ctx, lv, batch)
+		st.Records += wrote[0]
+		st.Rewards += wrote[1]
+		batch = batch[:0]
+		return err
+	}
+	err = store.EachSettledPlayer(ctx, l.ID, func(s SettledPlayer) error {
+		if _, ok := l.Ladder.Index(s.Tier); !ok {
+			return fmt.Errorf("league %q: player %q stands in tier %q, which the config no longer has", l.ID, s.Player, s.Tier)
+		}
+		if _, ok := l.Ladder.Index(s.LastTier); !ok {
+			return fmt.Errorf("league %q: player %q last played in tier %q, which the config no longer has", l.ID, s.Player, s.LastTier)
+		}
+		st.Players++
+		if s.LastPeriod.After(st.Settled) {
+			st.Settled = s.LastPeriod
+		}
+		batch = append(batch, s)
+		if len(batch) == cap(batch) {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return st, err
+	}
+	if !st.Settled.IsZero() {
+		if err := scripts.Settled.Run(ctx, rdb, []string{meta}, st.Settled.Unix()).Err(); err != nil {
+			return st, internal("restore", err)
+		}
+	}
+	if err := finishSettlements(ctx, store, l.ID, &st); err != nil {
+		return st, err
+	}
+	if err := e.checkLayout(ctx, lv); err != nil {
+		return st, err
+	}
+	pipe := rdb.TxPipeline()
+	pipe.HSet(ctx, meta, "epoch", newEpoch())
+	pipe.HDel(ctx, meta, "restoring")
+	if _, err := pipe.Exec(ctx); err != nil {
+		return st, internal("restore", err)
+	}
+	return st, nil
+}
+
+// finishSettlements settles the books of the settlements Redis's loss cut
+// short: no process would ever come back to them, since the list of periods
+// waiting for settlement was in Redis too.
+func finishSettlements(ctx context.Context, store Store, id string, st *RestoreStats) error {
+	recent, err := store.Settlements(ctx, id, 1000)
+	if err != nil {
+		return err
+	}
+	for _, s := range recent {
+		switch s.Status {
+		case StatusStarted:
+			if err := store.Fail(ctx, id, s.Period, "Redis lost the period's boards before this settlement wrote them; the results are gone"); err != nil {
+				return err
+			}
+			st.Lost = append(st.Lost, s.Period)
+			continue
+		case StatusDone:
+			continue
+		}
+		for from := s.Status; from != StatusDone; {
+			to, _ := from.Next()
+			if err := store.Advance(ctx, id, s.Period, from, to); err != nil {
+				return err
+			}
+			from = to
+		}
+		st.Finished = append(st.Finished, s.Period)
+	}
+	return nil
+}
+
+// restoreBatch writes standings with restore.lua, restoreBatch a call.
+func (e *Engine) restoreBatch(ctx context.Context, lv *live, all []SettledPlayer) ([2]int, error) {
+	var wrote [2]int
+	calls := (len(all) + restoreBatch - 1) / restoreBatch
+	cmds, err := e.pipeline(ctx, scripts.Restore, calls, func(j int) ([]string, []any) {
+		part := all[j*restoreBatch : min((j+1)*restoreBatch, len(all))]
+		ks := make([]string, 0, 2*len(part))
+		args := make([]any, 0, 4*len(part))
+		for _, s := range part {
+			ks = append(ks, lv.keys.record(s.Player), lv.keys.reward(s.Player))
+			played, _ := lv.Ladder.Index(s.LastTier)
+			now, _ := lv.Ladder.Index(s.Tier)
+			n := min(max(s.LastBoard-1, 0)*lv.BoardSize+1, maxJoins)
+			rec := strconv.Itoa(lv.code[played]) + ":" + strconv.Itoa(n) + ":" + strconv.Itoa(lv.code[now])
+			items := ""
+			if s.Reward != nil {
+				js, _ := json.Marshal(s.Reward)
+				items = string(js)
+			}
+			args = append(args, s.Player, s.LastPeriod.Unix(), rec, items)
+		}
+		return ks, args
+	})
+	if err != nil {
+		return wrote, internal("restore", err)
+	}
+	for _, c := range cmds {
+		counts, err := c.Int64Slice()
+		if err != nil {
+			return wrote, internal("restore", err)
+		}
+		wrote[0] += int(counts[0])
+		wrote[1] += int(counts[1])
+	}
+	return wrote, nil
+}

@@ -1,0 +1,161 @@
+package scheduler_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scheduler"
+)
+
+// TestRestoreAfterRedisLoss: Redis loses a league between periods, with the
+// last period's settlement half done, and leaguectl restore's league.Restore
+// rebuilds it from the store. Every player's next join then gives what it
+// gives on a copy of the league taken before the loss: the same tier and the
+// same rewards, delivered once.
+func TestRestoreAfterRedisLoss(t *testing.T) {
+	forEachStore(t, func(t *testing.T, k storeKind) {
+		f := newFixture(t, k, 10)
+		s := f.scheduler()
+		week1 := f.period()
+		f.play("p", 50)
+		f.clock.After(week1.End)
+		f.settleNow(s)
+		week2 := f.period()
+		f.play("p", 30) // p00000-p00029 again: their joins deliver week 1's rewards
+		f.clock.After(week2.End)
+		// Week 2's settlement writes its outcomes and dies before Redis hears
+		// of them; a settlement of an older period never wrote anything.
+		dying := f.scheduler(scheduler.WithFault(func(step string) error {
+			if step == scheduler.StepApply {
+				return errors.New("killed")
+			}
+			return nil
+		}))
+		if _, err := dying.SettleNow(f.ctx, "weekly", week2.Start); err == nil {
+			t.Fatal("the dying settlement finished")
+		}
+		week0 := week1.Start.AddDate(0, 0, -7)
+		_, err := f.store.BeginSettlement(f.ctx, league.Settlement{League: "weekly", Period: week0, PeriodEnd: week1.Start, StartedAt: week1.Start})
+		testsvc.Must(t, err, "BeginSettlement")
+		// Three players join week 3 before the loss; their claims of week 2's
+		// rewards reach the store.
+		early := []string{"p00000", "p00001", "p00002"}
+		for _, id := range early {
+			_, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id})
+			testsvc.Must(t, err, "early join")
+		}
+		_, err = s.RecordClaims(f.ctx, "weekly")
+		testsvc.Must(t, err, "RecordClaims")
+
+		// The control: a copy of the league under another namespace.
+		ctrl := f.ns + "ctrl"
+		copyNamespace(t, f, ctrl)
+		control, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(ctrl), league.WithClock(f.clock.Now))
+		testsvc.Must(t, err, "Open control")
+		t.Cleanup(func() { testsvc.DeleteNamespace(f.ctx, f.rdb, ctrl) })
+
+		testsvc.Must(t, testsvc.DeleteNamespace(f.ctx, f.rdb, f.ns), "lose the league")
+		if _, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "p00040", Name: "x"}); league.ErrorCode(err) != league.Unavailable {
+			t.Fatalf("join on a Redis that lost the league: %v, want unavailable", err)
+		}
+		if n := countKeys(t, f, f.ns); n != 0 {
+			t.Fatalf("the refused join wrote %d keys", n)
+		}
+		if _, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns),
+			league.WithLostCheck(f.store)); err == nil || !strings.Contains(err.Error(), "the store has the tiers of 50 players") {
+			t.Fatalf("leagued's Open of the lost league: %v", err)
+		}
+		skipped, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns),
+			league.WithAbsentLeagues(func(context.Context, string) error { return league.SkipAbsent }))
+		testsvc.Must(t, err, "leaguectl's Open")
+		if _, err := skipped.Current("weekly"); league.ErrorCode(err) != league.NotFound || countKeys(t, f, f.ns) != 0 {
+			t.Fatalf("a league left out: %v, %d keys written", err, countKeys(t, f, f.ns))
+		}
+
+		st, err := league.Restore(f.ctx, f.rdb, f.league, f.store, league.WithNamespace(f.ns))
+		testsvc.Must(t, err, "Restore")
+		if st.Players != 50 || st.Records != 50 || !st.Settled.Equal(week2.Start) ||
+			len(st.Finished) != 1 || !st.Finished[0].Equal(week2.Start) || len(st.Lost) != 1 || !st.Lost[0].Equal(week0) {
+			t.Fatalf("restore stats %+v", st)
+		}
+		for _, w := range []struct {
+			start  time.Time
+			status league.SettlementStatus
+			err    string
+		}{{week2.Start, league.StatusDone, ""}, {week0, league.StatusStarted, "Redis lost the period's boards"}} {
+			got, err := f.store.Settlement(f.ctx, "weekly", w.start)
+			testsvc.Must(t, err, "Settlement")
+			if got.Status != w.status || !strings.Contains(got.LastError, w.err) {
+				t.Errorf("settlement of %v after the restore: %s %q, want %s %q", w.start, got.Status, got.LastError, w.status, w.err)
+			}
+		}
+		if _, err := league.Restore(f.ctx, f.rdb, f.league, f.store, league.WithNamespace(f.ns)); league.ErrorCode(err) != league.Conflict {
+			t.Fatalf("restoring a league Redis holds: %v, want conflict", err)
+		}
+		if _, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "p00040", Name: "x"}); league.ErrorCode(err) != league.Unavailable {
+			t.Fatalf("join by an engine opened before the restore: %v, want unavailable", err)
+		}
+
+		restored := f.open()
+		rewards := 0
+		for i := 0; i < 50; i++ {
+			id := fmt.Sprintf("p%05d", i)
+			want, err := control.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id})
+			testsvc.Must(t, err, "control join")
+			got, err := restored.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id})
+			testsvc.Must(t, err, "join after restore")
+			if got.Tier != want.Tier {
+				t.Errorf("%s: tier %s after restore, %s without the loss", id, got.Tier, want.Tier)
+			}
+			if i < len(early) {
+				// Their week 3 join is lost with Redis; its claim is in the
+				// store, so the rewards are not delivered twice.
+				if len(got.Rewards) != 0 {
+					t.Errorf("%s: rewards delivered again: %+v", id, got.Rewards)
+				}
+				continue
+			}
+			if !reflect.DeepEqual(got.Rewards, want.Rewards) {
+				t.Errorf("%s: rewards %+v after restore, %+v without the loss", id, got.Rewards, want.Rewards)
+			}
+			rewards += len(got.Rewards)
+		}
+		if rewards == 0 || st.Rewards != rewards {
+			t.Fatalf("restore left %d rewards, joins delivered %d", st.Rewards, rewards)
+		}
+
+		// A restore that did not finish keeps every process from opening the
+		// league until it is run again.
+		meta := f.ns + ":{weekly}:meta"
+		testsvc.Must(t, f.rdb.HSet(f.ctx, meta, "restoring", "then").Err(), "HSET")
+		if _, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns)); err == nil ||
+			!strings.Contains(err.Error(), "has not finished") {
+			t.Fatalf("Open during a restore: %v", err)
+		}
+	})
+}
+
+// copyNamespace copies every key of the fixture's namespace to ns.
+func copyNamespace(t *testing.T, f *fixture, ns string) {
+	t.Helper()
+	iter := f.rdb.Scan(f.ctx, 0, f.ns+":*", 1000).Iterator()
+	for iter.Next(f.ctx) {
+		src := iter.Val()
+		testsvc.Must(t, f.rdb.Copy(f.ctx, src, ns+strings.TrimPrefix(src, f.ns), 0, false).Err(), "COPY %s", src)
+	}
+	testsvc.Must(t, iter.Err(), "SCAN")
+}
+
+func countKeys(t *testing.T, f *fixture, ns string) int {
+	t.Helper()
+	keys, err := f.rdb.Keys(f.ctx, ns+":*").Result()
+	testsvc.Must(t, err, "KEYS")
+	return len(keys)
+}
