@@ -14,8 +14,9 @@ import (
 	"github.com/league-engine/league/scheduler"
 )
 
-// TestRedisCluster runs a season on Redis Cluster: every script's keys share
-// the league's hash slot, so the engine and settlement run unchanged.
+// TestRedisCluster runs a season on Redis Cluster, and a restore after the
+// cluster lost it: every script's keys share the league's hash slot, so the
+// engine, settlement and Restore run unchanged.
 func TestRedisCluster(t *testing.T) {
 	url := os.Getenv("REDIS_CLUSTER_URL")
 	if url == "" {
@@ -62,13 +63,29 @@ func TestRedisCluster(t *testing.T) {
 		}
 	}
 	c.After(week.End)
-	s := scheduler.New(e, inmem.New())
+	store := inmem.New()
+	s := scheduler.New(e, store)
 	for _, l := range leagues {
 		st, err := s.SettleNow(ctx, l.ID, week.Start)
 		testsvc.Must(t, err, "SettleNow %s", l.ID)
 		if st.Players != 30 || st.Tiers[0].Promoted != 6 {
 			t.Fatalf("%s settlement %+v", l.ID, st)
 		}
+	}
+	// The cluster loses every league; Restore rebuilds them, each on its slot.
+	rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		return testsvc.DeleteNamespace(ctx, m, ns)
+	})
+	for _, l := range leagues {
+		st, err := league.Restore(ctx, rdb, l, store, league.WithNamespace(ns))
+		testsvc.Must(t, err, "Restore %s", l.ID)
+		if st.Players != 30 || st.Rewards != 9 { // ranks 1-3 of three boards
+			t.Fatalf("%s restore %+v", l.ID, st)
+		}
+	}
+	e, err = league.Open(ctx, rdb, leagues, league.WithNamespace(ns), league.WithClock(c.Now))
+	testsvc.Must(t, err, "Open after the restore")
+	for _, l := range leagues {
 		p, err := e.Join(ctx, l.ID, league.JoinRequest{Player: "p00", Name: "p00"})
 		testsvc.Must(t, err, "Join after settlement")
 		if p.Tier != "silver" || len(p.Rewards) != 1 {
