@@ -95,12 +95,12 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 	}
 	lv := &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}}
 	meta := lv.keys.meta()
-	vals, err := rdb.HMGet(ctx, meta, "layout", "restoring").Result()
+	present, restoring, err := e.presence(ctx, lv)
 	if err != nil {
-		return RestoreStats{}, internal("restore", err)
+		return RestoreStats{}, err
 	}
-	if vals[0] != nil && vals[1] == nil {
-		return RestoreStats{}, Errorf(Conflict, "league %q: Redis holds its data (%s has a layout): restore only rebuilds a league Redis lost", l.ID, meta)
+	if present && restoring == "" {
+		return RestoreStats{}, Errorf(Conflict, "league %q: Redis holds its data (%s): restore only rebuilds a league Redis lost", l.ID, lv.keys.tiers())
 	}
 	if err := rdb.HSet(ctx, meta, "restoring", time.Now().UTC().Format(time.RFC3339)).Err(); err != nil {
 		return RestoreStats{}, internal("restore", err)

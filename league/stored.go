@@ -35,18 +35,32 @@ func layout(l *League) string {
 	return s
 }
 
+// presence reads whether Redis holds any of the league's data (the tier
+// codes every Open since the first has written, or the layout) and when a
+// restore of it began, if one is under way.
+func (e *Engine) presence(ctx context.Context, lv *live) (present bool, restoring string, err error) {
+	pipe := e.rdb.Pipeline()
+	tiers := pipe.Exists(ctx, lv.keys.tiers())
+	meta := pipe.HMGet(ctx, lv.keys.meta(), "layout", "restoring")
+	if _, err := pipe.Exec(ctx); err != nil {
+		return false, "", internal("meta", err)
+	}
+	restoring, _ = meta.Val()[1].(string)
+	return tiers.Val() > 0 || meta.Val()[0] != nil, restoring, nil
+}
+
 // checkPresent refuses a league a restore is rebuilding, and asks the
-// WithAbsentLeagues hook about one Redis holds no data of (no layout).
+// WithAbsentLeagues hook about one Redis holds no data of.
 func (e *Engine) checkPresent(ctx context.Context, lv *live) error {
-	vals, err := e.rdb.HMGet(ctx, lv.keys.meta(), "layout", "restoring").Result()
+	present, restoring, err := e.presence(ctx, lv)
 	if err != nil {
-		return internal("meta", err)
+		return err
 	}
-	if vals[1] != nil {
-		return fmt.Errorf("league %q: a restore of its Redis data began at %v and has not finished: run leaguectl restore -league %s again",
-			lv.ID, vals[1], lv.ID)
+	if restoring != "" {
+		return fmt.Errorf("league %q: a restore of its Redis data began at %s and has not finished: run leaguectl restore -league %s again",
+			lv.ID, restoring, lv.ID)
 	}
-	if vals[0] == nil && e.absent != nil {
+	if !present && e.absent != nil {
 		return e.absent(ctx, lv.ID)
 	}
 	return nil

@@ -1,6 +1,8 @@
 package league_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -56,6 +58,33 @@ func TestOpenRefusesConfigThatMisreadsRedis(t *testing.T) {
 		// The refused configs changed nothing: the player reads as before.
 		if s := f.score("a", 1); s.Score != 8 || s.Board.Tier != "bronze" {
 			t.Fatalf("after the refused configs: %+v, want bronze with 8", s)
+		}
+	})
+}
+
+// TestOpenAsksOnlyAboutAbsentLeagues: the WithAbsentLeagues hook is asked
+// about a league Redis holds nothing of, not about one whose data predates
+// the layout mark (tier codes only) or one Redis holds whole.
+func TestOpenAsksOnlyAboutAbsentLeagues(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b)
+		f.join("a")
+		asked := 0
+		open := func() error {
+			_, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t)}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now),
+				league.WithAbsentLeagues(func(_ context.Context, id string) error { asked++; return errors.New("absent: " + id) }))
+			return err
+		}
+		testsvc.Must(t, open(), "Open of a league Redis holds")
+		meta := f.ns + ":{" + testLeague(t).ID + "}:meta"
+		testsvc.Must(t, f.rdb.Del(f.ctx, meta).Err(), "DEL meta") // as written before the layout mark
+		testsvc.Must(t, open(), "Open of a league with tier codes and no layout")
+		if asked != 0 {
+			t.Fatalf("the hook was asked %d times about leagues Redis holds", asked)
+		}
+		testsvc.Must(t, testsvc.DeleteNamespace(f.ctx, f.rdb, f.ns), "lose the league")
+		if err := open(); err == nil || !strings.Contains(err.Error(), "absent: ") || asked != 1 {
+			t.Fatalf("Open of a lost league: %v (asked %d times)", err, asked)
 		}
 	})
 }
