@@ -33,7 +33,8 @@ func (s *Server) healthz(*http.Request) (reply, error) { return statusOK{}, nil 
 // readyTimeout bounds each dependency's ping.
 const readyTimeout = 2 * time.Second
 
-// readyz says whether the dependencies answer: 503 naming those that do not.
+// readyz says whether the dependencies answer, and whether Redis still holds
+// the leagues this process opened: 503 naming what is wrong.
 func (s *Server) readyz(r *http.Request) (reply, error) {
 	answers := func(name string, ping func(context.Context) error, failures prometheus.Counter) bool {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
@@ -54,6 +55,14 @@ func (s *Server) readyz(r *http.Request) (reply, error) {
 		return nil, league.Errorf(league.Unavailable, "not ready: redis does not answer")
 	case !storeOK:
 		return nil, league.Errorf(league.Unavailable, "not ready: the store (postgres) does not answer")
+	}
+	// Redis answers, but may have lost a league since this process opened
+	// it (or a restore replaced it): every join would fail, so not ready.
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	if err := s.engine.CheckEpochs(ctx); err != nil {
+		s.log.Warn("api: not ready", "err", err)
+		return nil, league.Errorf(league.Unavailable, "not ready: %s", league.ErrorMessage(err))
 	}
 	return statusOK{}, nil
 }

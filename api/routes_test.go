@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -257,6 +258,26 @@ func TestReadiness(t *testing.T) {
 				t.Errorf("%s errors %v, want 1", c.counted, n)
 			}
 		})
+	}
+}
+
+// TestReadinessAfterRedisLostTheLeague: Redis answers but lost the leagues
+// this process opened: not ready, and joins are refused, both naming the fix.
+func TestReadinessAfterRedisLostTheLeague(t *testing.T) {
+	f := onMini(t)
+	f.join("alice")
+	f.mini.FlushAll()
+	for _, w := range []*httptest.ResponseRecorder{
+		f.do("GET", "/readyz", "", noKey),
+		f.do("POST", "/v1/leagues/weekly/join", `{"player_id":"bob","name":"Bob"}`, gameKey),
+	} {
+		code, msg := errorOf(t, w)
+		if w.Code != http.StatusServiceUnavailable || code != "unavailable" || !strings.Contains(msg, "leaguectl restore -league weekly") {
+			t.Fatalf("got %d %s %q, want 503 naming leaguectl restore", w.Code, code, msg)
+		}
+	}
+	if keys := f.mini.Keys(); len(keys) != 0 {
+		t.Fatalf("the refused join wrote %v", keys)
 	}
 }
 

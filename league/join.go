@@ -84,8 +84,7 @@ func (e *Engine) Join(ctx context.Context, leagueID string, req JoinRequest) (Pl
 		case scripts.Retry:
 			d = nil
 		case scripts.Lost:
-			return Placement{}, Errorf(Unavailable, "league %q: Redis no longer holds the data this process opened "+
-				"(it lost it, or a restore replaced it): if Redis lost it, run leaguectl restore -league %s; then restart leagued", lv.ID, lv.ID)
+			return Placement{}, lostError(lv)
 		case scripts.Full:
 			return Placement{}, Errorf(Unavailable, "league %q placed %d players in one tier this period, the most it can", lv.ID, maxJoins)
 		default:

@@ -80,8 +80,8 @@ const (
 // Restore rebuilds league l's data in Redis from the store's standings,
 // after Redis lost it. It refuses a league whose data Redis still holds.
 // While it runs, the league's meta hash is marked restoring, so no process
-// opens the league; the mark goes last, with a new epoch that makes every
-// process opened before it refuse joins until restarted. Restore is safe to
+// opens the league, and holds a new epoch, so every process opened before
+// refuses to write (joins, settlement) and reports not ready until restarted. Restore is safe to
 // run again after an interruption, and never replaces a record or reward of
 // a later period than the store's. l must have passed Init; opts are Open's
 // (the namespace and logger are used).
@@ -94,6 +94,7 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 		return RestoreStats{}, internal("load scripts", err)
 	}
 	lv := &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}}
+	e.leagues = map[string]*live{l.ID: lv}
 	meta := lv.keys.meta()
 	present, restoring, err := e.presence(ctx, lv)
 	if err != nil {
@@ -102,7 +103,11 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 	if present && restoring == "" {
 		return RestoreStats{}, Errorf(Conflict, "league %q: Redis holds its data (%s): restore only rebuilds a league Redis lost", l.ID, lv.keys.tiers())
 	}
-	if err := rdb.HSet(ctx, meta, "restoring", time.Now().UTC().Format(time.RFC3339)).Err(); err != nil {
+	// A new epoch from the start: processes opened before the loss (or a
+	// restore) write nothing from here on, and none opens the league until
+	// the restoring mark is gone.
+	lv.epoch = newEpoch()
+	if err := rdb.HSet(ctx, meta, "restoring", time.Now().UTC().Format(time.RFC3339), "epoch", lv.epoch).Err(); err != nil {
 		return RestoreStats{}, internal("restore", err)
 	}
 	if err := e.tierCodes(ctx, lv); err != nil {
@@ -144,8 +149,8 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 		return st, err
 	}
 	if !st.Settled.IsZero() {
-		if err := scripts.Settled.Run(ctx, rdb, []string{meta}, st.Settled.Unix()).Err(); err != nil {
-			return st, internal("restore", err)
+		if err := e.MarkSettled(ctx, l.ID, Period{Start: st.Settled}); err != nil {
+			return st, err
 		}
 	}
 	if err := finishSettlements(ctx, store, l.ID, &st); err != nil {
@@ -154,10 +159,7 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 	if err := e.checkLayout(ctx, lv); err != nil {
 		return st, err
 	}
-	pipe := rdb.TxPipeline()
-	pipe.HSet(ctx, meta, "epoch", newEpoch())
-	pipe.HDel(ctx, meta, "restoring")
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := rdb.HDel(ctx, meta, "restoring").Err(); err != nil {
 		return st, internal("restore", err)
 	}
 	return st, nil

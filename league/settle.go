@@ -39,13 +39,16 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 	if err != nil {
 		return nil, err
 	}
-	reply, err := scripts.Close.Run(ctx, e.rdb, []string{lv.keys.counters(p.Start.Unix())},
-		e.nowArg(), p.End.Unix()).Slice()
+	reply, err := scripts.Close.Run(ctx, e.rdb, []string{lv.keys.counters(p.Start.Unix()), lv.keys.meta()},
+		e.nowArg(), p.End.Unix(), lv.epoch).Slice()
 	if err != nil {
 		return nil, internal("close", err)
 	}
-	if scripts.Status(reply[0].(int64)) == scripts.NotEnded {
+	switch scripts.Status(reply[0].(int64)) {
+	case scripts.NotEnded:
 		return nil, ErrNotEnded
+	case scripts.Lost:
+		return nil, lostError(lv)
 	}
 	flat, _ := reply[1].([]any)
 	pop := Populations{}
@@ -148,9 +151,10 @@ func (e *Engine) Apply(ctx context.Context, leagueID string, p Period, outcomes 
 		n := min(applyPerTrip, batches-lo)
 		cmds, err := e.pipeline(ctx, scripts.Apply, n, func(j int) ([]string, []any) {
 			batch := todo[(lo+j)*applyBatch : min((lo+j+1)*applyBatch, len(todo))]
-			ks := make([]string, 0, 2*len(batch))
-			args := make([]any, 0, 1+3*len(batch))
-			args = append(args, start)
+			ks := make([]string, 0, 1+2*len(batch))
+			args := make([]any, 0, 2+3*len(batch))
+			ks = append(ks, lv.keys.meta())
+			args = append(args, start, lv.epoch)
 			for _, o := range batch {
 				ks = append(ks, lv.keys.record(o.Player), lv.keys.reward(o.Player))
 				next, items := "", ""
@@ -169,8 +173,12 @@ func (e *Engine) Apply(ctx context.Context, leagueID string, p Period, outcomes 
 			return internal("apply", err)
 		}
 		for _, c := range cmds {
-			if err := c.Err(); err != nil {
+			moved, err := c.Int64()
+			if err != nil {
 				return internal("apply", err)
+			}
+			if moved < 0 {
+				return lostError(lv)
 			}
 		}
 	}
@@ -184,8 +192,14 @@ func (e *Engine) MarkSettled(ctx context.Context, leagueID string, p Period) err
 	if err != nil {
 		return err
 	}
-	err = scripts.Settled.Run(ctx, e.rdb, []string{lv.keys.meta()}, p.Start.Unix()).Err()
-	return internal("mark settled", err)
+	moved, err := scripts.Settled.Run(ctx, e.rdb, []string{lv.keys.meta()}, p.Start.Unix(), lv.epoch).Int64()
+	if err != nil {
+		return internal("mark settled", err)
+	}
+	if moved < 0 {
+		return lostError(lv)
+	}
+	return nil
 }
 
 // Expire sets the league's retention as the time to live of every key of a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -85,6 +86,34 @@ func (e *Engine) checkLayout(ctx context.Context, lv *live) error {
 	if got != want {
 		return fmt.Errorf("league %q: board_size or tie_break changed (Redis holds boards laid out as %q, the config says %q): "+
 			"the scores on its boards would be misread; revert the change, or give the changed league a new id", lv.ID, got, want)
+	}
+	return nil
+}
+
+// lostError answers a call whose script found another epoch than the one
+// this engine opened: its tier codes may be stale, so it writes nothing
+// until the process is restarted.
+func lostError(lv *live) error {
+	return Errorf(Unavailable, "league %q: Redis no longer holds the data this process opened "+
+		"(it lost it, or a restore replaced it): if Redis lost it, run leaguectl restore -league %s; then restart leagued", lv.ID, lv.ID)
+}
+
+// CheckEpochs returns an Unavailable error unless Redis holds, for every
+// league, the data this engine opened: readiness fails while Redis has lost
+// a league or after a restore replaced it, as every join would.
+func (e *Engine) CheckEpochs(ctx context.Context) error {
+	pipe := e.rdb.Pipeline()
+	cmds := make([]*redis.StringCmd, len(e.ids))
+	for i, id := range e.ids {
+		cmds[i] = pipe.HGet(ctx, e.leagues[id].keys.meta(), "epoch")
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return internal("epochs", err)
+	}
+	for i, id := range e.ids {
+		if lv := e.leagues[id]; cmds[i].Val() != lv.epoch {
+			return lostError(lv)
+		}
 	}
 	return nil
 }

@@ -3,15 +3,22 @@
 -- are frozen and every reader sees the same final ranking.
 --
 -- KEYS[1] -> <ns>:{L}:c:<S>   the period's counters
+-- KEYS[2] -> <ns>:{L}:meta     'epoch'
 -- ARGV[1] -> now in ms, or '' for Redis TIME
 -- ARGV[2] -> the period's end (Unix s)
+-- ARGV[3] -> the epoch the caller opened the league at
 --
 -- Returns
 --   {0, counters}   closed (now or earlier); counters = flat HGETALL (tier code, players, ...)
 --   {10, now}       the period has not ended at Redis's now (ms)
+--   {11}            the league's epoch is not ARGV[3]: the caller's tier codes may be
+--                   stale (Redis lost the league, or a restore replaced it); nothing written
 --
 -- uses: now_ms
 
+if redis.call('HGET', KEYS[2], 'epoch') ~= ARGV[3] then
+  return {11}
+end
 local now = now_ms(ARGV[1])
 if now < tonumber(ARGV[2]) * 1000 then
   return {10, now}

@@ -4,11 +4,16 @@
 --
 -- KEYS[1] -> <ns>:{L}:meta
 -- ARGV[1] -> S, the settled period's start (Unix s)
+-- ARGV[2] -> the epoch the caller opened the league at
 --
--- Returns 1 when the mark moved forward, 0 when it was already there or past.
+-- Returns 1 when the mark moved forward, 0 when it was already there or past,
+-- -1 when the league's epoch is not ARGV[2] (nothing written).
 --
 -- uses: (no helpers)
 
+if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[2] then
+  return -1
+end
 local cur = tonumber(redis.call('HGET', KEYS[1], 'settled') or '0')
 if cur >= tonumber(ARGV[1]) then
   return 0
