@@ -116,6 +116,14 @@ func TestRestoreAfterRedisLoss(t *testing.T) {
 
 		restored := f.open()
 		testsvc.Must(t, restored.CheckEpochs(f.ctx), "readiness of an engine opened after the restore")
+		// The lost period cannot be settled as if nobody had played it.
+		if _, err := scheduler.New(restored, f.store).SettleNow(f.ctx, "weekly", week0); league.ErrorCode(err) != league.Conflict ||
+			!strings.Contains(err.Error(), "never wrote its outcomes") {
+			t.Fatalf("settling the lost period: %v", err)
+		}
+		if got, _ := f.store.Settlement(f.ctx, "weekly", week0); got.Status != league.StatusStarted || got.LastError == "" {
+			t.Fatalf("the lost period's settlement after a settle attempt: %+v", got)
+		}
 		rewards := 0
 		for i := 0; i < 50; i++ {
 			id := fmt.Sprintf("p%05d", i)

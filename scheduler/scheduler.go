@@ -258,16 +258,26 @@ func (s *Scheduler) SettleNow(ctx context.Context, leagueID string, period time.
 	return s.settle(ctx, l, p)
 }
 
-// somethingToSettle refuses a period that was never settled and holds no
-// players in Redis: nobody joined it (or its keys expired long ago), and
-// settling it would only record an empty settlement, for a period from
-// before the league existed as readily as for last week. The scheduler
-// never settles such a period either: it settles the periods joins left
-// waiting.
+// somethingToSettle refuses a period whose boards Redis does not hold
+// (the periods joins left waiting are the ones it holds), unless its
+// settlement got far enough not to need them:
+//   - never settled: nobody joined it, or Redis lost it; settling would only
+//     record an empty settlement, for a period from before the league
+//     existed as readily as for last week;
+//   - settlement started and never wrote its outcomes: Redis lost the boards
+//     (leaguectl restore records that in last_error); settling now would
+//     record the period as settled with nobody in it.
+//
+// The scheduler never settles such a period either: it settles the periods
+// joins left waiting.
 func (s *Scheduler) somethingToSettle(ctx context.Context, leagueID string, p league.Period) error {
-	_, err := s.store.Settlement(ctx, leagueID, p.Start)
-	if league.ErrorCode(err) != league.NotFound {
-		return err // recorded (resume or report it), or the store failed
+	st, err := s.store.Settlement(ctx, leagueID, p.Start)
+	recorded := err == nil
+	if recorded && st.Status != league.StatusStarted {
+		return nil // resume or report it
+	}
+	if err != nil && league.ErrorCode(err) != league.NotFound {
+		return err
 	}
 	waiting, err := s.engine.Unsettled(ctx, leagueID)
 	if err != nil {
@@ -278,5 +288,9 @@ func (s *Scheduler) somethingToSettle(ctx context.Context, leagueID string, p le
 			return nil
 		}
 	}
-	return league.Errorf(league.NotFound, "no player joined period %s of league %q: there is nothing to settle", p.ID(), leagueID)
+	if recorded {
+		return league.Errorf(league.Conflict, "the settlement of period %s of league %q never wrote its outcomes, and Redis no longer holds its boards: "+
+			"there is nothing left to settle (%s)", p.ID(), leagueID, st.LastError)
+	}
+	return league.Errorf(league.NotFound, "Redis holds no boards of period %s of league %q (nobody joined it, or Redis lost it): there is nothing to settle", p.ID(), leagueID)
 }
