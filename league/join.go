@@ -196,7 +196,13 @@ func (e *Engine) resolve(lv *live, rec record, look lookup, settled int64, p Per
 			"league", lv.ID, "period", rec.startTime())
 	}
 	if lv.DecayAfter > 0 {
-		if last, err := lv.Schedule.Containing(rec.startTime()); err == nil {
+		from := rec.startTime()
+		if lv.restored.After(from) {
+			// Who played the periods Redis lost is not known: none of them
+			// counts as an absence (see Restore).
+			from = lv.restored
+		}
+		if last, err := lv.Schedule.Containing(from); err == nil {
 			absent := lv.Schedule.Between(last, p, lv.DecayAfter*lv.Ladder.Len())
 			tier = lv.Ladder.AfterAbsence(tier, absent, lv.DecayAfter)
 		}

@@ -10,7 +10,8 @@ import "strconv"
 //
 //	<ns>:{L}:tiers          hash   tier id -> tier code (stable across config edits)
 //	<ns>:{L}:meta           hash   settled -> start of the last period whose tiers are applied;
-//	                               layout, epoch (stored.go); restoring while Restore runs
+//	                               layout, epoch (stored.go); restoring while Restore runs;
+//	                               restored -> start of the period the last restore ran in
 //	<ns>:{L}:periods        zset   starts of periods with players not yet settled
 //	<ns>:{L}:c:<S>          hash   tier code -> players joined (the HINCRBY of placement); closed -> 1
 //	<ns>:{L}:b:<S>:<t>:<n>  zset   a sub-board: player -> packed score (pack.go); listpack-sized

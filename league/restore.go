@@ -107,7 +107,11 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 	// restore) write nothing from here on, and none opens the league until
 	// the restoring mark is gone.
 	lv.epoch = newEpoch()
-	if err := rdb.HSet(ctx, meta, "restoring", time.Now().UTC().Format(time.RFC3339), "epoch", lv.epoch).Err(); err != nil {
+	// The boards of the periods up to the current one are gone, and with
+	// them who played: decay counts none of those periods as an absence.
+	cur, _ := e.current(lv)
+	if err := rdb.HSet(ctx, meta, "restoring", time.Now().UTC().Format(time.RFC3339), "epoch", lv.epoch,
+		"restored", cur.Start.Unix()).Err(); err != nil {
 		return RestoreStats{}, internal("restore", err)
 	}
 	if err := e.tierCodes(ctx, lv); err != nil {

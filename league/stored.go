@@ -77,12 +77,16 @@ func (e *Engine) checkLayout(ctx context.Context, lv *live) error {
 	pipe := e.rdb.Pipeline()
 	pipe.HSetNX(ctx, lv.keys.meta(), "layout", want)
 	pipe.HSetNX(ctx, lv.keys.meta(), "epoch", newEpoch())
-	stored := pipe.HMGet(ctx, lv.keys.meta(), "layout", "epoch")
+	stored := pipe.HMGet(ctx, lv.keys.meta(), "layout", "epoch", "restored")
 	if _, err := pipe.Exec(ctx); err != nil {
 		return internal("layout", err)
 	}
 	got, _ := stored.Val()[0].(string)
 	lv.epoch, _ = stored.Val()[1].(string)
+	if r, _ := stored.Val()[2].(string); r != "" {
+		sec, _ := strconv.ParseInt(r, 10, 64)
+		lv.restored = time.Unix(sec, 0).UTC()
+	}
 	if got != want {
 		return fmt.Errorf("league %q: board_size or tie_break changed (Redis holds boards laid out as %q, the config says %q): "+
 			"the scores on its boards would be misread; revert the change, or give the changed league a new id", lv.ID, got, want)

@@ -179,3 +179,52 @@ func countKeys(t *testing.T, f *fixture, ns string) int {
 	testsvc.Must(t, err, "KEYS")
 	return len(keys)
 }
+
+// TestRestoreDoesNotDecayForLostPeriods: with decay on, who played the
+// period Redis lost is not known, so that period counts as nobody's absence;
+// periods after the restore count as usual.
+func TestRestoreDoesNotDecayForLostPeriods(t *testing.T) {
+	forEachStore(t, func(t *testing.T, k storeKind) {
+		f := newFixture(t, k, 10)
+		f.league.DecayAfter = 1 // one tier down for every period away
+		f.engine = f.open()
+		s := f.scheduler()
+		week1 := f.period()
+		f.play("d", 30)
+		f.clock.After(week1.End)
+		f.settleNow(s)
+		f.play("d", 30) // week 2: everyone plays, then Redis loses it
+		testsvc.Must(t, testsvc.DeleteNamespace(f.ctx, f.rdb, f.ns), "lose the league")
+		_, err := league.Restore(f.ctx, f.rdb, f.league, f.store, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+		testsvc.Must(t, err, "Restore")
+		week2 := f.period()
+		f.clock.After(week2.End)
+		f.engine = f.open()
+
+		silver := ""
+		for i := 0; i < 30; i++ {
+			id := fmt.Sprintf("d%05d", i)
+			prof, err := f.store.Profile(f.ctx, "weekly", id, 1)
+			testsvc.Must(t, err, "Profile")
+			if prof.Tier == "silver" && silver == "" {
+				silver = id // sits week 3 out
+				continue
+			}
+			p, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id})
+			testsvc.Must(t, err, "Join")
+			if p.Tier != prof.Tier {
+				t.Errorf("%s joined week 3 in %s, want %s: the lost week 2 is no absence", id, p.Tier, prof.Tier)
+			}
+		}
+		if silver == "" {
+			t.Fatal("nobody was promoted in week 1")
+		}
+		week3 := f.period()
+		f.clock.After(week3.End)
+		p, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: silver, Name: silver})
+		testsvc.Must(t, err, "Join")
+		if p.Tier != "bronze" {
+			t.Fatalf("%s sat week 3 out and joined week 4 in %s, want bronze (one period away)", silver, p.Tier)
+		}
+	})
+}
