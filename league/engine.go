@@ -30,7 +30,7 @@ type Engine struct {
 	co      *coalescer // nil: every single call is its own round trip
 	names   nameCache
 	absent  func(ctx context.Context, league string) error // see WithAbsentLeagues
-	skipped map[string]bool                                // leagues the absent hook left out
+	skipped map[string]error                               // leagues the absent hook left out: why
 	// skew is Redis's clock minus ours in ms, learned from replies, so the
 	// period we guess before asking Redis is right even on a skewed host.
 	skew atomic.Int64
@@ -95,7 +95,7 @@ var SkipAbsent = errors.New("league: leave out a league Redis holds no data of")
 // tier's code. The leagues must have passed Init.
 func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opts ...Option) (*Engine, error) {
 	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: make(map[string]*live, len(leagues)),
-		shared: DefaultSharedRoundTrips, skipped: map[string]bool{}}
+		shared: DefaultSharedRoundTrips, skipped: map[string]error{}}
 	for _, o := range opts {
 		o(e)
 	}
@@ -117,7 +117,7 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 		}
 		lv := &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}}
 		if err := e.checkPresent(ctx, lv); errors.Is(err, SkipAbsent) {
-			e.skipped[l.ID] = true
+			e.skipped[l.ID] = err
 			continue
 		} else if err != nil {
 			return nil, err
@@ -219,9 +219,8 @@ func (e *Engine) live(id string) (*live, error) {
 		if id == "" {
 			return nil, fieldError("league", "must not be empty")
 		}
-		if e.skipped[id] {
-			return nil, Errorf(NotFound, "league %q has no data in Redis yet: leagued creates it when it starts "+
-				"(if Redis lost it, leagued refuses to start; run leaguectl restore -league %s)", id, id)
+		if why := e.skipped[id]; why != nil {
+			return nil, &Error{Code: NotFound, Message: strings.TrimPrefix(why.Error(), SkipAbsent.Error()+": ")}
 		}
 		return nil, Errorf(NotFound, "unknown league %q", id)
 	}

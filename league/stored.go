@@ -51,20 +51,37 @@ func (e *Engine) presence(ctx context.Context, lv *live) (present bool, restorin
 }
 
 // checkPresent refuses a league a restore is rebuilding, and asks the
-// WithAbsentLeagues hook about one Redis holds no data of.
+// WithAbsentLeagues hook about one Redis holds no data of. A hook that
+// answers SkipAbsent has either left out; the error then says why.
 func (e *Engine) checkPresent(ctx context.Context, lv *live) error {
 	present, restoring, err := e.presence(ctx, lv)
 	if err != nil {
 		return err
 	}
-	if restoring != "" {
-		return fmt.Errorf("league %q: a restore of its Redis data began at %s and has not finished: run leaguectl restore -league %s again",
+	var why error
+	switch {
+	case restoring != "":
+		why = fmt.Errorf("league %q: a restore of its Redis data began at %s and has not finished: run leaguectl restore -league %s again",
 			lv.ID, restoring, lv.ID)
+	case !present:
+		why = fmt.Errorf("league %q has no data in Redis yet: leagued creates it when it starts "+
+			"(if Redis lost it, leagued refuses to start; run leaguectl restore -league %s)", lv.ID, lv.ID)
+	default:
+		return nil
 	}
-	if !present && e.absent != nil {
-		return e.absent(ctx, lv.ID)
+	if e.absent == nil {
+		if restoring != "" {
+			return why
+		}
+		return nil // a new league: Open creates it
 	}
-	return nil
+	if err := e.absent(ctx, lv.ID); errors.Is(err, SkipAbsent) {
+		return fmt.Errorf("%w: %w", SkipAbsent, why)
+	} else if restoring != "" {
+		return why
+	} else {
+		return err
+	}
 }
 
 // checkLayout records the league's layout and epoch on first use and

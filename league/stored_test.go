@@ -86,5 +86,19 @@ func TestOpenAsksOnlyAboutAbsentLeagues(t *testing.T) {
 		if err := open(); err == nil || !strings.Contains(err.Error(), "absent: ") || asked != 1 {
 			t.Fatalf("Open of a lost league: %v (asked %d times)", err, asked)
 		}
+
+		// A restore under way: refused, or left out by a hook that skips
+		// (leaguectl), with the reason for calls.
+		testsvc.Must(t, f.rdb.HSet(f.ctx, meta, "restoring", "2026-11-22T16:00:00Z").Err(), "HSET")
+		if _, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t)}, league.WithNamespace(f.ns)); err == nil ||
+			!strings.Contains(err.Error(), "has not finished") {
+			t.Fatalf("Open during a restore: %v", err)
+		}
+		e, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t)}, league.WithNamespace(f.ns),
+			league.WithAbsentLeagues(func(context.Context, string) error { return league.SkipAbsent }))
+		testsvc.Must(t, err, "Open skipping what is not ready")
+		if _, err := e.Current("weekly"); league.ErrorCode(err) != league.NotFound || !strings.Contains(err.Error(), "has not finished") {
+			t.Fatalf("a league left out during a restore: %v", err)
+		}
 	})
 }
