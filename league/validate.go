@@ -31,7 +31,7 @@ func checkID(field, v string, max int) error {
 	}
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; c <= ' ' || c > '~' {
-			return fieldError(field, "byte %d (%q) is not printable ASCII without spaces", i, c)
+			return fieldError(field, "byte %d (%q) is not printable ASCII without spaces", i, v[i:i+1])
 		}
 	}
 	return nil
