@@ -166,6 +166,16 @@ func connectAll(ctx context.Context, path string, needStore bool) (*env, error) 
 	return e, nil
 }
 
+// configured returns the config's league id, or nil.
+func (e *env) configured(id string) *league.League {
+	for _, l := range e.cfg.Leagues {
+		if l.ID == id {
+			return l
+		}
+	}
+	return nil
+}
+
 // quiet is the log of leaguectl's connections: warnings and errors only.
 func quiet() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -110,6 +110,11 @@ leagues:
 		t.Fatalf("board of a lost league: %v", err)
 	}
 	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"player", "-config", path, "-league", "quick", "-player", "p9"}, &out), "player of a lost league")
+	if !strings.Contains(out.String(), "note: league \"quick\" has no data in Redis yet") || !strings.Contains(out.String(), "low -> high") {
+		t.Fatalf("player output on a lost league:\n%s", out.String())
+	}
+	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"restore", "-config", path, "-league", "quick"}, &out), "restore")
 	if !strings.Contains(out.String(), "restored league quick: 10 players (10 records written)") {
 		t.Fatalf("restore output:\n%s", out.String())

@@ -25,12 +25,7 @@ func restore(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer e.close()
-	var l *league.League
-	for _, c := range e.cfg.Leagues {
-		if c.ID == *id {
-			l = c
-		}
-	}
+	l := e.configured(*id)
 	if l == nil {
 		return fmt.Errorf("restore: league %q is not in %s", *id, *path)
 	}

@@ -68,6 +68,14 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer e.close()
+	if _, err := e.engine.League(*id); err != nil {
+		if e.configured(*id) == nil {
+			return err
+		}
+		// Configured but left out (Redis holds none of it): say so, and show
+		// what Postgres keeps.
+		fmt.Fprintf(out, "note: %s\n", league.ErrorMessage(err))
+	}
 	s, serr := e.engine.Standing(ctx, *id, *pid)
 	prof, perr := e.store.Profile(ctx, *id, *pid, *limit)
 	if errors.Is(serr, league.ErrNotFound) && errors.Is(perr, league.ErrNotFound) {
