@@ -196,6 +196,10 @@ func settleColumns() []column[settleResult] {
 	return append(cols,
 		column[settleResult]{"settle total", true, func(r settleResult) string { return seconds(r.total) }},
 		column[settleResult]{"players/s", true, func(r settleResult) string { return thousands(r.rate()) }},
+		column[settleResult]{"restore", true, func(r settleResult) string { return seconds(r.restore) }},
+		column[settleResult]{"restore players/s", true, func(r settleResult) string {
+			return thousands(float64(r.players) / r.restore.Seconds())
+		}},
 	)
 }
 

@@ -18,6 +18,7 @@ type settleResult struct {
 	steps        []step
 	total        time.Duration // SettleNow, start to return
 	settlement   league.Settlement
+	restore      time.Duration // league.Restore of the settled league, after its keys were deleted
 }
 
 type step struct {
@@ -139,8 +140,25 @@ func (b *bench) runSettle(ctx context.Context, n int) error {
 		return fmt.Errorf("settlement ended %s with %d players, want done with %d", st.Status, st.Players, n)
 	}
 	res.settlement = st
-	b.rep.settle = append(b.rep.settle, res)
 	fmt.Fprintln(b.out, res.summary())
+
+	// Redis loses the league; restore rebuilds every player's record and
+	// pending rewards from the store (leaguectl restore).
+	if _, err := deleteNamespace(ctx, b.rdb, ns); err != nil {
+		return err
+	}
+	began = time.Now()
+	rst, err := league.Restore(ctx, b.rdb, lg, store, append(b.engineOptions(ns), league.WithClock(clock))...)
+	res.restore = time.Since(began)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	if rst.Players != n {
+		return fmt.Errorf("restore: %d players, want %d", rst.Players, n)
+	}
+	fmt.Fprintf(b.out, "restore: %s players in %s (%s players/s), %s rewards pending\n", thousands(float64(n)),
+		res.restore.Round(time.Millisecond), thousands(float64(n)/res.restore.Seconds()), thousands(float64(rst.Rewards)))
+	b.rep.settle = append(b.rep.settle, res)
 	return nil
 }
 
