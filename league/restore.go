@@ -81,10 +81,10 @@ const (
 // after Redis lost it. It refuses a league whose data Redis still holds.
 // While it runs, the league's meta hash is marked restoring, so no process
 // opens the league, and holds a new epoch, so every process opened before
-// refuses to write (joins, settlement) and reports not ready until restarted. Restore is safe to
-// run again after an interruption, and never replaces a record or reward of
-// a later period than the store's. l must have passed Init; opts are Open's
-// (the namespace and logger are used).
+// writes nothing (joins, settlement) and reports not ready until restarted.
+// Restore is safe to run again after an interruption, and never replaces a
+// record or reward of a later period than the store's. l must have passed
+// Init; opts are Open's (the namespace, logger and clock are used).
 func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store Store, opts ...Option) (RestoreStats, error) {
 	e := &Engine{rdb: rdb, ns: "league", log: slog.Default()}
 	for _, o := range opts {
