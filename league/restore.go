@@ -114,6 +114,11 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 		"restored", cur.Start.Unix()).Err(); err != nil {
 		return RestoreStats{}, internal("restore", err)
 	}
+	unfinished, release, err := lockUnfinished(ctx, store, l.ID)
+	if err != nil {
+		return RestoreStats{}, err
+	}
+	defer release()
 	if err := e.tierCodes(ctx, lv); err != nil {
 		return RestoreStats{}, err
 	}
@@ -157,7 +162,7 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 			return st, err
 		}
 	}
-	if err := finishSettlements(ctx, store, l.ID, &st); err != nil {
+	if err := finishSettlements(ctx, store, l.ID, unfinished, &st); err != nil {
 		return st, err
 	}
 	if err := e.checkLayout(ctx, lv); err != nil {
@@ -169,33 +174,70 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 	return st, nil
 }
 
-// finishSettlements settles the books of the settlements Redis's loss cut
-// short: no process would ever come back to them, since the list of periods
-// waiting for settlement was in Redis too.
-func finishSettlements(ctx context.Context, store Store, id string, st *RestoreStats) error {
+// lockUnfinished takes the lease on every settlement of the league that is
+// not done, before Restore reads the standings: a settler still holding one
+// (a leagued left running) could otherwise write its outcomes after the
+// standings were read, or after the restore declared the period lost. The
+// restore refuses instead, and can be run again once every leagued stopped.
+func lockUnfinished(ctx context.Context, store Store, id string) ([]time.Time, func(), error) {
 	recent, err := store.Settlements(ctx, id, 1000)
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	var periods []time.Time
+	var releases []func()
+	releaseAll := func() {
+		for _, r := range releases {
+			r()
+		}
 	}
 	for _, s := range recent {
+		if s.Status == StatusDone {
+			continue
+		}
+		release, ok, err := store.Lock(ctx, id, s.Period)
+		if err == nil && !ok {
+			err = Errorf(Conflict, "league %q: period %s is being settled by a running process: stop every leagued, then run the restore again",
+				id, Period{Start: s.Period}.ID())
+		}
+		if err != nil {
+			releaseAll()
+			return nil, nil, err
+		}
+		releases = append(releases, release)
+		periods = append(periods, s.Period)
+	}
+	return periods, releaseAll, nil
+}
+
+// finishSettlements settles the books of the settlements Redis's loss cut
+// short (their leases held by lockUnfinished): no process would ever come
+// back to them, since the list of periods waiting for settlement was in
+// Redis too.
+func finishSettlements(ctx context.Context, store Store, id string, periods []time.Time, st *RestoreStats) error {
+	for _, p := range periods {
+		s, err := store.Settlement(ctx, id, p)
+		if err != nil {
+			return err
+		}
 		switch s.Status {
 		case StatusStarted:
-			if err := store.Fail(ctx, id, s.Period, "Redis lost the period's boards before this settlement wrote them; the results are gone"); err != nil {
+			if err := store.Fail(ctx, id, p, "Redis lost the period's boards before this settlement wrote them; the results are gone"); err != nil {
 				return err
 			}
-			st.Lost = append(st.Lost, s.Period)
+			st.Lost = append(st.Lost, p)
 			continue
 		case StatusDone:
 			continue
 		}
 		for from := s.Status; from != StatusDone; {
 			to, _ := from.Next()
-			if err := store.Advance(ctx, id, s.Period, from, to); err != nil {
+			if err := store.Advance(ctx, id, p, from, to); err != nil {
 				return err
 			}
 			from = to
 		}
-		st.Finished = append(st.Finished, s.Period)
+		st.Finished = append(st.Finished, p)
 	}
 	return nil
 }

@@ -80,6 +80,17 @@ func TestRestoreAfterRedisLoss(t *testing.T) {
 			t.Fatalf("a league left out: %v, %d keys written", err, countKeys(t, f, f.ns))
 		}
 
+		// A settler still holding the lease on an unfinished settlement could
+		// write after the restore read the standings: refused until it is gone.
+		release, ok, err := f.store.Lock(f.ctx, "weekly", week0)
+		if err != nil || !ok {
+			t.Fatalf("Lock: %v %v", ok, err)
+		}
+		if _, err := league.Restore(f.ctx, f.rdb, f.league, f.store, league.WithNamespace(f.ns)); league.ErrorCode(err) != league.Conflict ||
+			!strings.Contains(err.Error(), "being settled by a running process") {
+			t.Fatalf("restore beside a running settler: %v", err)
+		}
+		release()
 		st, err := league.Restore(f.ctx, f.rdb, f.league, f.store, league.WithNamespace(f.ns))
 		testsvc.Must(t, err, "Restore")
 		if st.Players != 50 || st.Records != 50 || !st.Settled.Equal(week2.Start) ||
