@@ -205,13 +205,16 @@ func (e *Engine) Standings(ctx context.Context, leagueID string, players []strin
 
 func (e *Engine) standingArgs(lv *live, player string) ([]string, []any) {
 	return []string{lv.keys.record(player), lv.keys.meta()},
-		[]any{player, lv.keys.prefix, lv.BoardSize}
+		[]any{player, lv.keys.prefix, lv.BoardSize, lv.epoch}
 }
 
 // standing interprets a standing.lua reply.
 func (e *Engine) standing(lv *live, p Period, player string, reply []any) (Standing, error) {
 	if len(reply) == 0 {
 		return Standing{}, Errorf(NotFound, "player %q has never joined league %q", player, lv.ID)
+	}
+	if status, ok := reply[0].(int64); ok && scripts.Status(status) == scripts.Lost {
+		return Standing{}, lv.lostError()
 	}
 	rec, ok := decodeRecord(reply[0].(string))
 	if !ok {

@@ -45,6 +45,7 @@ type live struct {
 	// restored is the start of the period a restore ran in (zero: none):
 	// the periods up to it were lost with Redis.
 	restored time.Time
+	lost     atomic.Bool               // a script found another epoch (lostError)
 	index    map[int]int               // tier code -> ladder index
 	period   atomic.Pointer[[2]Period] // the current period and the one before
 }
@@ -215,6 +216,9 @@ func (e *Engine) Leagues() []*League {
 
 func (e *Engine) live(id string) (*live, error) {
 	lv, ok := e.leagues[id]
+	if ok && lv.lost.Load() {
+		return nil, lv.lostError()
+	}
 	if !ok {
 		if id == "" {
 			return nil, fieldError("league", "must not be empty")

@@ -84,7 +84,7 @@ func (e *Engine) Join(ctx context.Context, leagueID string, req JoinRequest) (Pl
 		case scripts.Retry:
 			d = nil
 		case scripts.Lost:
-			return Placement{}, lostError(lv)
+			return Placement{}, lv.lostError()
 		case scripts.Full:
 			return Placement{}, Errorf(Unavailable, "league %q placed %d players in one tier this period, the most it can", lv.ID, maxJoins)
 		default:

@@ -74,7 +74,7 @@ func (l *League) checkWrite(w ScoreWrite) error {
 // scoreArgs returns the KEYS and ARGV of score.lua for a write.
 func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []any) {
 	k := lv.keys
-	ks := []string{k.counters(p.Start.Unix()), k.record(w.Player)}
+	ks := []string{k.counters(p.Start.Unix()), k.record(w.Player), k.meta()}
 	if w.RequestID != "" {
 		ks = append(ks, k.request(w.RequestID))
 	}
@@ -83,7 +83,7 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 		e.nowArg(), p.Start.Unix(), p.End.Unix(), k.prefix, w.Player,
 		string(lv.Operator), w.Value, lv.MaxScore,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
-		int64(lv.IdempotencyWindow / time.Second), prev.Start.Unix(),
+		int64(lv.IdempotencyWindow / time.Second), prev.Start.Unix(), lv.epoch,
 	}
 }
 
@@ -118,6 +118,8 @@ func (e *Engine) scoreResult(lv *live, p Period, w ScoreWrite, reply []any) (res
 		return res, 0, nil
 	case scripts.WrongPeriod:
 		return res, reply[1].(int64), nil
+	case scripts.Lost:
+		return res, 0, lv.lostError()
 	case scripts.Closed:
 		ended := Period{Start: time.Unix(reply[1].(int64), 0).UTC()}
 		return res, 0, Errorf(PeriodClosed, "the period %s of league %q has ended for player %q; join the current period first",

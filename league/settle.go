@@ -48,7 +48,7 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 	case scripts.NotEnded:
 		return nil, ErrNotEnded
 	case scripts.Lost:
-		return nil, lostError(lv)
+		return nil, lv.lostError()
 	}
 	flat, _ := reply[1].([]any)
 	pop := Populations{}
@@ -178,7 +178,7 @@ func (e *Engine) Apply(ctx context.Context, leagueID string, p Period, outcomes 
 				return internal("apply", err)
 			}
 			if moved < 0 {
-				return lostError(lv)
+				return lv.lostError()
 			}
 		}
 	}
@@ -197,7 +197,7 @@ func (e *Engine) MarkSettled(ctx context.Context, leagueID string, p Period) err
 		return internal("mark settled", err)
 	}
 	if moved < 0 {
-		return lostError(lv)
+		return lv.lostError()
 	}
 	return nil
 }

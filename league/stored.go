@@ -113,8 +113,11 @@ func (e *Engine) checkLayout(ctx context.Context, lv *live) error {
 
 // lostError answers a call whose script found another epoch than the one
 // this engine opened: its tier codes may be stale, so it writes nothing
-// until the process is restarted.
-func lostError(lv *live) error {
+// until the process is restarted. From then on every call for the league
+// fails the same way before reaching Redis (live), board reads included,
+// which read no epoch themselves.
+func (lv *live) lostError() error {
+	lv.lost.Store(true)
 	return Errorf(Unavailable, "league %q: Redis no longer holds the data this process opened "+
 		"(it lost it, or a restore replaced it): if Redis lost it, run leaguectl restore -league %s; then restart leagued", lv.ID, lv.ID)
 }
@@ -133,7 +136,7 @@ func (e *Engine) CheckEpochs(ctx context.Context) error {
 	}
 	for i, id := range e.ids {
 		if lv := e.leagues[id]; cmds[i].Val() != lv.epoch {
-			return lostError(lv)
+			return lv.lostError()
 		}
 	}
 	return nil

@@ -62,6 +62,10 @@ func TestRestoreAfterRedisLoss(t *testing.T) {
 		testsvc.Must(t, err, "Open control")
 		t.Cleanup(func() { testsvc.DeleteNamespace(f.ctx, f.rdb, ctrl) })
 
+		// Engines opened before the loss, first used after the restore: their
+		// scripts, not an earlier call, must find the epoch changed.
+		preScore, preStanding := f.open(), f.open()
+
 		testsvc.Must(t, testsvc.DeleteNamespace(f.ctx, f.rdb, f.ns), "lose the league")
 		if _, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "p00040", Name: "x"}); league.ErrorCode(err) != league.Unavailable {
 			t.Fatalf("join on a Redis that lost the league: %v, want unavailable", err)
@@ -119,6 +123,11 @@ func TestRestoreAfterRedisLoss(t *testing.T) {
 		stale["apply"] = f.engine.Apply(f.ctx, "weekly", week2, []tiers.Outcome{{Player: "p00040", TierBefore: 0, TierAfter: 1}})
 		stale["mark settled"] = f.engine.MarkSettled(f.ctx, "weekly", week2)
 		stale["readiness"] = f.engine.CheckEpochs(f.ctx)
+		_, stale["score"] = preScore.Score(f.ctx, "weekly", league.ScoreWrite{Player: "p00000", Value: 5})
+		_, stale["standing"] = preStanding.Standing(f.ctx, "weekly", "p00000")
+		// Board reads carry no epoch: once a call found the loss, every call
+		// for the league fails before reaching Redis.
+		_, stale["board"] = f.engine.Board(f.ctx, "weekly", league.Period{}, league.BoardID{Tier: "bronze", N: 1})
 		for what, err := range stale {
 			if league.ErrorCode(err) != league.Unavailable {
 				t.Errorf("%s by an engine opened before the restore: %v, want unavailable", what, err)

@@ -3,7 +3,8 @@
 --
 -- KEYS[1] -> <ns>:{L}:c:<Q>   period counters ('closed')
 -- KEYS[2] -> <ns>:{L}:r:<b>   the player's record bucket
--- KEYS[3] -> <ns>:{L}:q:<id>  the request's stored result (only with a request id)
+-- KEYS[3] -> <ns>:{L}:meta    'epoch'
+-- KEYS[4] -> <ns>:{L}:q:<id>  the request's stored result (only with a request id)
 -- ARGV[1]  -> now in ms, or '' for Redis TIME
 -- ARGV[2]  -> Q start (Unix s)   ARGV[3] -> Q end (Unix s)
 -- ARGV[4]  -> key prefix <ns>:{L}:
@@ -13,6 +14,7 @@
 -- ARGV[9]  -> board size  ARGV[10] -> slot bits  ARGV[11] -> time bits  ARGV[12] -> time unit (ms)
 -- ARGV[13] -> idempotency window (s)
 -- ARGV[14] -> start of the period before Q
+-- ARGV[15] -> the epoch the caller opened the league at
 --
 -- Returns one of
 --   {0, record, score, rank, size}  written (or unchanged): the player's 9-byte record
@@ -24,13 +26,18 @@
 --   {6}                  the player has not joined Q
 --   {7, score}           the write would pass the maximum score; the current score
 --   {8}                  the request id was used for another player
+--   {11}                 the league's epoch is not ARGV[15]: the caller's tier codes may be
+--                        stale (Redis lost the league, or a restore replaced it); nothing written
 --
 -- uses: rec_decode board_key int now_ms tie_bits
 
+if redis.call('HGET', KEYS[3], 'epoch') ~= ARGV[15] then
+  return {11}
+end
 local player = ARGV[5]
-if KEYS[3] then
+if KEYS[4] then
   -- stored: record (9 bytes) score:rank:size:player
-  local stored = redis.call('GET', KEYS[3])
+  local stored = redis.call('GET', KEYS[4])
   if stored then
     local sc, rk, sz, who = string.match(stored, '^(%d+):(%d+):(%d+):(.*)$', 10)
     if who ~= player then
@@ -96,7 +103,7 @@ end
 
 local rank = redis.call('ZREVRANK', bk, player) + 1
 local card = redis.call('ZCARD', bk)
-if KEYS[3] then
-  redis.call('SET', KEYS[3], rec .. int(score) .. ':' .. rank .. ':' .. card .. ':' .. player, 'EX', ARGV[13])
+if KEYS[4] then
+  redis.call('SET', KEYS[4], rec .. int(score) .. ':' .. rank .. ':' .. card .. ':' .. player, 'EX', ARGV[13])
 end
 return {0, rec, score, rank, card}

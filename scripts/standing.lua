@@ -5,8 +5,11 @@
 -- ARGV[1] -> player id
 -- ARGV[2] -> key prefix <ns>:{L}:
 -- ARGV[3] -> board size
+-- ARGV[4] -> the epoch the caller opened the league at
 --
 -- Returns
+--   {11}                                     the league's epoch is not ARGV[4]: the caller's
+--                                            tier codes may be stale
 --   {}                                       no record: the player never joined
 --   {record, rank, size, score, above, settled}
 --                                            the player's record and, on the board of the
@@ -18,6 +21,9 @@
 --
 -- uses: rec_decode board_key
 
+if redis.call('HGET', KEYS[2], 'epoch') ~= ARGV[4] then
+  return {11}
+end
 local player = ARGV[1]
 local rec = redis.call('HGET', KEYS[1], player)
 if not rec then
