@@ -39,14 +39,12 @@ type Engine struct {
 // live is a league plus what the engine keeps for it at run time.
 type live struct {
 	*League
-	keys  keys
-	code  []int  // ladder index -> tier code in Redis
-	epoch string // the league's data generation at Open (stored.go)
-	// restored is the start of the period a restore ran in (zero: none):
-	// the periods up to it were lost with Redis.
-	restored time.Time
-	lost     atomic.Bool               // a script found another epoch (lostError)
+	keys     keys
+	code     []int                     // ladder index -> tier code in Redis
 	index    map[int]int               // tier code -> ladder index
+	epoch    string                    // the league's data generation at Open (stored.go)
+	restored time.Time                 // start of the period the last restore ran in; zero: none
+	lost     atomic.Bool               // a script found another epoch (lostError)
 	period   atomic.Pointer[[2]Period] // the current period and the one before
 }
 

@@ -51,8 +51,8 @@ func (e *Engine) presence(ctx context.Context, lv *live) (present bool, restorin
 }
 
 // checkPresent refuses a league a restore is rebuilding, and asks the
-// WithAbsentLeagues hook about one Redis holds no data of. A hook that
-// answers SkipAbsent has either left out; the error then says why.
+// WithAbsentLeagues hook about one Redis holds no data of. A hook answering
+// SkipAbsent leaves either kind out; the error then says why.
 func (e *Engine) checkPresent(ctx context.Context, lv *live) error {
 	present, restoring, err := e.presence(ctx, lv)
 	if err != nil {
@@ -75,13 +75,14 @@ func (e *Engine) checkPresent(ctx context.Context, lv *live) error {
 		}
 		return nil // a new league: Open creates it
 	}
-	if err := e.absent(ctx, lv.ID); errors.Is(err, SkipAbsent) {
+	err = e.absent(ctx, lv.ID)
+	switch {
+	case errors.Is(err, SkipAbsent):
 		return fmt.Errorf("%w: %w", SkipAbsent, why)
-	} else if restoring != "" {
+	case restoring != "":
 		return why
-	} else {
-		return err
 	}
+	return err
 }
 
 // checkLayout records the league's layout and epoch on first use and
