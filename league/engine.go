@@ -93,33 +93,25 @@ var SkipAbsent = errors.New("league: leave out a league Redis holds no data of")
 // Open prepares the leagues on Redis: loads the scripts and settles each
 // tier's code. The leagues must have passed Init.
 func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opts ...Option) (*Engine, error) {
-	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: make(map[string]*live, len(leagues)),
-		shared: DefaultSharedRoundTrips, skipped: map[string]error{}}
-	for _, o := range opts {
-		o(e)
-	}
-	if strings.ContainsAny(e.ns, "{}") || e.ns == "" {
-		return nil, fmt.Errorf("league: namespace %q must be non-empty and free of braces", e.ns)
-	}
-	if e.shared < 0 {
-		return nil, fmt.Errorf("league: %d shared round trips; want 0 (off) or more", e.shared)
+	e, err := newEngine(ctx, rdb, opts)
+	if err != nil {
+		return nil, err
 	}
 	if e.shared > 0 {
 		e.co = newCoalescer(rdb, e.shared)
-	}
-	if err := loadScripts(ctx, rdb); err != nil {
-		return nil, internal("load scripts", err)
 	}
 	for _, l := range leagues {
 		if _, dup := e.leagues[l.ID]; dup {
 			return nil, fmt.Errorf("league: %q configured twice", l.ID)
 		}
-		lv := &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}}
-		if err := e.checkPresent(ctx, lv); errors.Is(err, SkipAbsent) {
-			e.skipped[l.ID] = err
-			continue
-		} else if err != nil {
+		lv := e.newLive(l)
+		skip, err := e.checkPresent(ctx, lv)
+		if err != nil {
 			return nil, err
+		}
+		if skip != nil {
+			e.skipped[l.ID] = skip
+			continue
 		}
 		if err := e.tierCodes(ctx, lv); err != nil {
 			return nil, err
@@ -135,6 +127,32 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 	}
 	sort.Strings(e.ids)
 	return e, nil
+}
+
+// newEngine applies opts over the defaults, checks them and loads the
+// scripts: what Open and Restore share.
+func newEngine(ctx context.Context, rdb redis.UniversalClient, opts []Option) (*Engine, error) {
+	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: map[string]*live{},
+		shared: DefaultSharedRoundTrips, skipped: map[string]error{}}
+	for _, o := range opts {
+		o(e)
+	}
+	if strings.ContainsAny(e.ns, "{}") || e.ns == "" {
+		return nil, fmt.Errorf("league: namespace %q must be non-empty and free of braces", e.ns)
+	}
+	if e.shared < 0 {
+		return nil, fmt.Errorf("league: %d shared round trips; want 0 (off) or more", e.shared)
+	}
+	if err := loadScripts(ctx, rdb); err != nil {
+		return nil, internal("load scripts", err)
+	}
+	return e, nil
+}
+
+// newLive is league l as this engine keeps it, before Open or Restore fills
+// in its tier codes and epoch.
+func (e *Engine) newLive(l *League) *live {
+	return &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}}
 }
 
 // loadScripts loads the scripts into every master (cluster) or the server.
@@ -222,7 +240,7 @@ func (e *Engine) live(id string) (*live, error) {
 			return nil, fieldError("league", "must not be empty")
 		}
 		if why := e.skipped[id]; why != nil {
-			return nil, &Error{Code: NotFound, Message: strings.TrimPrefix(why.Error(), SkipAbsent.Error()+": ")}
+			return nil, &Error{Code: NotFound, Message: why.Error()}
 		}
 		return nil, Errorf(NotFound, "unknown league %q", id)
 	}

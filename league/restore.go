@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"time"
 
@@ -86,15 +85,12 @@ const (
 // record or reward of a later period than the store's. l must have passed
 // Init; opts are Open's (the namespace, logger and clock are used).
 func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store Store, opts ...Option) (RestoreStats, error) {
-	e := &Engine{rdb: rdb, ns: "league", log: slog.Default()}
-	for _, o := range opts {
-		o(e)
+	e, err := newEngine(ctx, rdb, opts)
+	if err != nil {
+		return RestoreStats{}, err
 	}
-	if err := loadScripts(ctx, rdb); err != nil {
-		return RestoreStats{}, internal("load scripts", err)
-	}
-	lv := &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}}
-	e.leagues = map[string]*live{l.ID: lv}
+	lv := e.newLive(l)
+	e.leagues[l.ID] = lv
 	meta := lv.keys.meta()
 	present, restoring, err := e.presence(ctx, lv)
 	if err != nil {

@@ -52,11 +52,11 @@ func (e *Engine) presence(ctx context.Context, lv *live) (present bool, restorin
 
 // checkPresent refuses a league a restore is rebuilding, and asks the
 // WithAbsentLeagues hook about one Redis holds no data of. A hook answering
-// SkipAbsent leaves either kind out; the error then says why.
-func (e *Engine) checkPresent(ctx context.Context, lv *live) error {
+// SkipAbsent leaves either kind out: skip then says why.
+func (e *Engine) checkPresent(ctx context.Context, lv *live) (skip, err error) {
 	present, restoring, err := e.presence(ctx, lv)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var why error
 	switch {
@@ -67,22 +67,22 @@ func (e *Engine) checkPresent(ctx context.Context, lv *live) error {
 		why = fmt.Errorf("league %q has no data in Redis yet: leagued creates it when it starts "+
 			"(if Redis lost it, leagued refuses to start; run leaguectl restore -league %s)", lv.ID, lv.ID)
 	default:
-		return nil
+		return nil, nil
 	}
 	if e.absent == nil {
 		if restoring != "" {
-			return why
+			return nil, why
 		}
-		return nil // a new league: Open creates it
+		return nil, nil // a new league: Open creates it
 	}
 	err = e.absent(ctx, lv.ID)
 	switch {
 	case errors.Is(err, SkipAbsent):
-		return fmt.Errorf("%w: %w", SkipAbsent, why)
+		return why, nil
 	case restoring != "":
-		return why
+		return nil, why
 	}
-	return err
+	return nil, err
 }
 
 // checkLayout records the league's layout and epoch on first use and

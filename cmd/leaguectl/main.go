@@ -166,7 +166,7 @@ func connectAll(ctx context.Context, path string, needStore bool) (*env, error) 
 	return e, nil
 }
 
-// configured returns the config's league id, or nil.
+// configured returns the config's league with this id, or nil.
 func (e *env) configured(id string) *league.League {
 	for _, l := range e.cfg.Leagues {
 		if l.ID == id {
