@@ -75,9 +75,12 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 		period, _ = e.current(lv)
 	}
 	start := period.Start.Unix()
-	zs, nm, err := e.boardEntries(ctx, lv.keys.board(start, lv.code[idx], id.N), lv.keys.names(start, lv.code[idx], id.N))
+	zs, nm, epoch, err := e.boardEntries(ctx, lv, lv.keys.board(start, lv.code[idx], id.N), lv.keys.names(start, lv.code[idx], id.N))
 	if err != nil {
 		return Board{}, internal("board", err)
+	}
+	if epoch != lv.epoch {
+		return Board{}, lv.lostError() // the board read may be another tier's under new codes
 	}
 	if len(zs) == 0 {
 		return Board{}, Errorf(NotFound, "league %q has no board %s in period %s", lv.ID, id, period.ID())
@@ -96,34 +99,39 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 }
 
 // boardEntries reads a board's sorted set and its names, from the name cache
-// when it knows every member.
-func (e *Engine) boardEntries(ctx context.Context, board, names string) ([]redis.Z, map[string]string, error) {
+// when it knows every member, and the league's epoch in the same round trip:
+// the keys were built with this process's tier codes, which a restore may
+// have handed to other tiers.
+func (e *Engine) boardEntries(ctx context.Context, lv *live, board, names string) ([]redis.Z, map[string]string, string, error) {
 	if nm, ok := e.names.get(names); ok {
-		zs, err := e.rdb.ZRevRangeWithScores(ctx, board, 0, -1).Result()
-		if err != nil {
-			return nil, nil, err
+		pipe := e.rdb.Pipeline()
+		zr := pipe.ZRevRangeWithScores(ctx, board, 0, -1)
+		er := pipe.HGet(ctx, lv.keys.meta(), "epoch")
+		if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+			return nil, nil, "", err
 		}
 		known := true
-		for _, z := range zs {
+		for _, z := range zr.Val() {
 			if _, ok := nm[z.Member.(string)]; !ok {
 				known = false
 				break
 			}
 		}
 		if known {
-			return zs, nm, nil
+			return zr.Val(), nm, er.Val(), nil
 		}
 	}
 	pipe := e.rdb.Pipeline()
 	zr := pipe.ZRevRangeWithScores(ctx, board, 0, -1)
 	hr := pipe.HGetAll(ctx, names)
+	er := pipe.HGet(ctx, lv.keys.meta(), "epoch")
 	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	if len(zr.Val()) > 0 {
+	if len(zr.Val()) > 0 && er.Val() == lv.epoch {
 		e.names.put(names, hr.Val())
 	}
-	return zr.Val(), hr.Val(), nil
+	return zr.Val(), hr.Val(), er.Val(), nil
 }
 
 // Standing is where a player stands in the current period.
@@ -260,10 +268,16 @@ func (e *Engine) Populations(ctx context.Context, leagueID string, period Period
 	if period.IsZero() {
 		period, _ = e.current(lv)
 	}
-	m, err := e.rdb.HGetAll(ctx, lv.keys.counters(period.Start.Unix())).Result()
-	if err != nil {
+	pipe := e.rdb.Pipeline()
+	counts := pipe.HGetAll(ctx, lv.keys.counters(period.Start.Unix()))
+	epoch := pipe.HGet(ctx, lv.keys.meta(), "epoch")
+	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
 		return nil, internal("populations", err)
 	}
+	if epoch.Val() != lv.epoch {
+		return nil, lv.lostError() // the counts are keyed by tier codes a restore may have reassigned
+	}
+	m := counts.Val()
 	out := make(map[string]int, lv.Ladder.Len())
 	for i := 0; i < lv.Ladder.Len(); i++ {
 		n, _ := strconv.Atoi(m[strconv.Itoa(lv.code[i])])

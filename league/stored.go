@@ -115,8 +115,7 @@ func (e *Engine) checkLayout(ctx context.Context, lv *live) error {
 // lostError answers a call whose script found another epoch than the one
 // this engine opened: its tier codes may be stale, so it writes nothing
 // until the process is restarted. From then on every call for the league
-// fails the same way before reaching Redis (live), board reads included,
-// which read no epoch themselves.
+// fails the same way before reaching Redis (live).
 func (lv *live) lostError() error {
 	lv.lost.Store(true)
 	return Errorf(Unavailable, "league %q: Redis no longer holds the data this process opened "+

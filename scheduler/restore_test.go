@@ -64,7 +64,7 @@ func TestRestoreAfterRedisLoss(t *testing.T) {
 
 		// Engines opened before the loss, first used after the restore: their
 		// scripts, not an earlier call, must find the epoch changed.
-		preScore, preStanding := f.open(), f.open()
+		preScore, preStanding, preBoard, prePopulations := f.open(), f.open(), f.open(), f.open()
 
 		testsvc.Must(t, testsvc.DeleteNamespace(f.ctx, f.rdb, f.ns), "lose the league")
 		if _, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "p00040", Name: "x"}); league.ErrorCode(err) != league.Unavailable {
@@ -125,9 +125,11 @@ func TestRestoreAfterRedisLoss(t *testing.T) {
 		stale["readiness"] = f.engine.CheckEpochs(f.ctx)
 		_, stale["score"] = preScore.Score(f.ctx, "weekly", league.ScoreWrite{Player: "p00000", Value: 5})
 		_, stale["standing"] = preStanding.Standing(f.ctx, "weekly", "p00000")
-		// Board reads carry no epoch: once a call found the loss, every call
-		// for the league fails before reaching Redis.
-		_, stale["board"] = f.engine.Board(f.ctx, "weekly", league.Period{}, league.BoardID{Tier: "bronze", N: 1})
+		_, stale["board"] = preBoard.Board(f.ctx, "weekly", league.Period{}, league.BoardID{Tier: "bronze", N: 1})
+		_, stale["populations"] = prePopulations.Populations(f.ctx, "weekly", league.Period{})
+		// Once a call found the loss, every call for the league fails
+		// before reaching Redis.
+		_, stale["board after a join"] = f.engine.Board(f.ctx, "weekly", league.Period{}, league.BoardID{Tier: "bronze", N: 1})
 		for what, err := range stale {
 			if league.ErrorCode(err) != league.Unavailable {
 				t.Errorf("%s by an engine opened before the restore: %v, want unavailable", what, err)
