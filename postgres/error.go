@@ -46,6 +46,13 @@ func storeError(op string, err error) error {
 // unavailable reports whether err says the database cannot be reached now,
 // rather than that the request was wrong.
 func unavailable(err error) bool {
+	// Checked first: a server that refuses the connection (a database that
+	// does not exist or allows no connections, a failed login) answers with
+	// a PgError wrapped in the ConnectError.
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch {
@@ -60,10 +67,8 @@ func unavailable(err error) bool {
 		}
 		return false
 	}
-	var ce *pgconn.ConnectError
 	var ne net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
-		pgconn.Timeout(err) || pgconn.SafeToRetry(err) ||
-		errors.As(err, &ce) || errors.As(err, &ne) ||
+		pgconn.Timeout(err) || pgconn.SafeToRetry(err) || errors.As(err, &ne) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }

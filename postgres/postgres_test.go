@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"net/url"
 	"testing"
 	"time"
 
@@ -50,6 +51,21 @@ func TestOpenUnreachable(t *testing.T) {
 	_, err := postgres.Open(ctx, "postgres://127.0.0.1:1/test?sslmode=disable&connect_timeout=2")
 	if got := league.ErrorCode(err); got != league.Unavailable {
 		t.Fatalf("Open of a closed port: got %s (%v), want %s", got, err, league.Unavailable)
+	}
+	// A server that refuses the connection itself (FATAL: no such database,
+	// no such role) is out of reach as well, not an internal error.
+	u, err := url.Parse(testsvc.DatabaseURL())
+	testsvc.Must(t, err, "parse DATABASE_URL")
+	for what, refused := range map[string]func(*url.URL){
+		"database": func(u *url.URL) { u.Path = "/league_no_such_database" },
+		"role":     func(u *url.URL) { u.User = url.User("league_no_such_role") },
+	} {
+		v := *u
+		refused(&v)
+		_, err = postgres.Open(ctx, v.String())
+		if got := league.ErrorCode(err); got != league.Unavailable {
+			t.Errorf("Open with no such %s: got %s (%v), want %s", what, got, err, league.Unavailable)
+		}
 	}
 	_, err = postgres.Open(ctx, "postgres://127.0.0.1:5432/test?sslmode=bogus")
 	if got := league.ErrorCode(err); got != league.Invalid {
