@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/league"
 )
 
@@ -101,7 +102,7 @@ func (s *Server) settlements(r *http.Request) (reply, error) {
 	if v, given := queryParam(r, "limit"); given {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxSettlements {
-			return nil, invalid("limit", "%q is not a number from 1 to %d", v, maxSettlements)
+			return nil, invalid("limit", "%q is not a number from 1 to %d", excerpt.Of(v), maxSettlements)
 		}
 		limit = n
 	}

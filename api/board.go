@@ -19,11 +19,9 @@ func (s *Server) board(r *http.Request) (reply, error) {
 		return nil, err
 	}
 	var period league.Period
-	if r.URL.RawQuery != "" { // skip parsing the query of the common request
-		if pid, given := queryParam(r, "period"); given {
-			if period, err = s.engine.PeriodOf(leagueID, pid); err != nil {
-				return nil, err
-			}
+	if pid, given := queryParam(r, "period"); given {
+		if period, err = s.engine.PeriodOf(leagueID, pid); err != nil {
+			return nil, err
 		}
 	}
 	b, err := s.engine.Board(r.Context(), leagueID, period, id)
@@ -31,16 +29,6 @@ func (s *Server) board(r *http.Request) (reply, error) {
 		return nil, s.redisErr(err)
 	}
 	return boardReply{b}, nil
-}
-
-// queryParam returns a query parameter and whether it was given.
-func queryParam(r *http.Request, name string) (string, bool) {
-	q := r.URL.Query()
-	v, given := q[name]
-	if !given {
-		return "", false
-	}
-	return v[0], true
 }
 
 // boardReply is

@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/league"
 )
 
@@ -36,7 +37,7 @@ var errTooLarge = &statusError{status: http.StatusRequestEntityTooLarge, err: &l
 // compressed body is refused rather than read as if it were plain.
 func decodeBody(r *http.Request, optional bool, decode func(d *decoder) error) error {
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		return invalid("Content-Encoding", "%q is not supported; send the JSON body uncompressed", ce)
+		return invalid("Content-Encoding", "%q is not supported; send the JSON body uncompressed", excerpt.Of(ce))
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer func() {
@@ -223,7 +224,7 @@ func (d *decoder) wrongType(field, want string) error {
 
 // unknownField is the error of a name the object does not have.
 func unknownField(prefix string, name []byte) error {
-	return invalid(prefix+string(name), "unknown field")
+	return invalid(prefix+excerpt.Of(string(name)), "unknown field")
 }
 
 // stringBytes consumes a string and returns its value. Without escapes the
@@ -371,27 +372,28 @@ func integerLiteral(field, text string) (int64, error) {
 	shift := len(digits) - len(trimmed) - len(frac) + exponent(exp)
 	switch {
 	case shift < 0:
-		return 0, invalid(field, "must be an integer, got %s", text)
+		return 0, invalid(field, "must be an integer, got %s", excerpt.Of(text))
 	case len(trimmed)+shift > 19:
-		return 0, invalid(field, "%s is beyond the 64-bit integer range", text)
+		return 0, invalid(field, "%s is beyond the 64-bit integer range", excerpt.Of(text))
 	}
 	v, err := strconv.ParseInt(sign+trimmed+strings.Repeat("0", shift), 10, 64)
 	if err != nil {
-		return 0, invalid(field, "%s is beyond the 64-bit integer range", text)
+		return 0, invalid(field, "%s is beyond the 64-bit integer range", excerpt.Of(text))
 	}
 	return v, nil
 }
 
-// exponent parses an exponent's digits, clamped to ±1e6: past that the
-// number is beyond every range or below every integer either way, and the
-// clamp keeps the arithmetic small.
+// exponent parses an exponent's digits, clamped to ±1e7: a body of at most
+// MaxBody bytes has fewer digits than that, so past it the exponent alone
+// decides that the number is beyond every range or below every integer, and
+// the clamp keeps the arithmetic small.
 func exponent(exp string) int {
 	neg := strings.HasPrefix(exp, "-")
 	exp = strings.TrimLeft(exp, "+-")
 	e := 0
 	for _, c := range exp {
-		if e = e*10 + int(c-'0'); e > 1e6 {
-			e = 1e6
+		if e = e*10 + int(c-'0'); e > 1e7 {
+			e = 1e7
 			break
 		}
 	}

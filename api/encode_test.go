@@ -169,10 +169,18 @@ func TestScoreValue(t *testing.T) {
 		{"9.223372036854775807e18", 9223372036854775807, true}, {"-9223372036854775808", -9223372036854775808, true},
 		{"9.223372036854775808e18", 0, false}, {"1e19", 0, false}, {"1e999999999999999999999", 0, false},
 		{`"7"`, 0, false}, {"true", 0, false}, {"null", 0, false}, {"[1]", 0, false}, {"{}", 0, false}, {"", 0, false},
+		// Past the old clamp of the exponent, and still 1 and 10 within a
+		// body of MaxBody bytes.
+		{"0." + strings.Repeat("0", 1_000_000) + "1e1000001", 1, true},
+		{"0." + strings.Repeat("0", 1_000_000) + "1e1000002", 10, true},
+		{"0." + strings.Repeat("0", 1_000_000) + "1e1000000", 0, false},
 	} {
 		v, err := scoreValue("value", json.RawMessage(c.raw))
 		if (err == nil) != c.ok || v != c.want {
-			t.Errorf("scoreValue(%s) = %d, %v; want %d, ok %v", c.raw, v, err, c.want, c.ok)
+			t.Errorf("scoreValue(%.80s) = %d, %.200v; want %d, ok %v", c.raw, v, err, c.want, c.ok)
+		}
+		if err != nil && len(err.Error()) > 200 {
+			t.Errorf("scoreValue(%.80s): a message of %d bytes echoes the input whole", c.raw, len(err.Error()))
 		}
 		if err != nil && league.ErrorCode(err) != league.Invalid {
 			t.Errorf("scoreValue(%s): code %s, want invalid", c.raw, league.ErrorCode(err))

@@ -137,6 +137,17 @@ func badInputs() []badInput {
 		{"board/no such period", "GET", "/v1/leagues/weekly/boards/bronze-1?period=20261117T000000Z", ``, 404, ""},
 		{"board/year one", "GET", "/v1/leagues/weekly/boards/bronze-1?period=00010101T000000Z", ``, 400, "period"},
 		{"board/unknown league", "GET", "/v1/leagues/nope/boards/bronze-1", ``, 404, ""},
+		// url.Query would drop what does not parse, and the current period
+		// would answer for the one asked for.
+		{"board/long id", "GET", "/v1/leagues/weekly/boards/" + long(4000), ``, 400, "board"},
+		{"board/long league", "GET", "/v1/leagues/" + long(4000) + "/boards/bronze-1", ``, 404, ""},
+		{"board/long period", "GET", "/v1/leagues/weekly/boards/bronze-1?period=" + long(4000), ``, 400, "period"},
+		{"score/long unknown field", "POST", score, `{"` + long(100000) + `":1}`, 400, ""},
+		{"score/long value", "POST", score, `{"player_id":"alice","value":1.` + strings.Repeat("5", 100000) + `}`, 400, "value"},
+		{"board/semicolon in query", "GET", "/v1/leagues/weekly/boards/bronze-1?period=20261116T000000Z;x=1", ``, 400, "query"},
+		{"board/bad escape in query", "GET", "/v1/leagues/weekly/boards/bronze-1?period=%zz", ``, 400, "query"},
+		{"board/misspelt parameter", "GET", "/v1/leagues/weekly/boards/bronze-1?perod=20261116T000000Z", ``, 400, "perod"},
+		{"board/period twice", "GET", "/v1/leagues/weekly/boards/bronze-1?period=20261116T000000Z&period=20261109T000000Z", ``, 400, "period"},
 
 		// league
 		{"league/unknown", "GET", "/v1/leagues/nope", ``, 404, ""},
@@ -153,6 +164,9 @@ func badInputs() []badInput {
 		{"settlements/text", "GET", "/v1/admin/leagues/weekly/settlements?limit=ten", ``, 400, "limit"},
 		{"settlements/too many", "GET", "/v1/admin/leagues/weekly/settlements?limit=1001", ``, 400, "limit"},
 		{"settlements/unknown league", "GET", "/v1/admin/leagues/nope/settlements", ``, 404, ""},
+		{"settlements/semicolon in query", "GET", "/v1/admin/leagues/weekly/settlements?limit=0;", ``, 400, "query"},
+		{"score/a query", "POST", score + "?dry_run=1", `{"player_id":"alice","value":1}`, 400, "dry_run"},
+		{"league/a query", "GET", "/v1/leagues/weekly?verbose", ``, 400, "verbose"},
 
 		// no route
 		{"route/unknown path", "GET", "/v1/nothing", ``, 404, ""},
@@ -179,6 +193,9 @@ func TestBadInputWritesNothing(t *testing.T) {
 			wantCode := map[int]string{400: "invalid", 404: "not_found", 405: "invalid", 413: "invalid"}[c.status]
 			if code != wantCode {
 				t.Errorf("code %q, want %q", code, wantCode)
+			}
+			if len(msg) > 300 {
+				t.Errorf("a message of %d bytes: %.100s…; it should not echo the input whole", len(msg), msg)
 			}
 			if c.field != "" && !strings.HasPrefix(msg, c.field+": ") {
 				t.Errorf("message %q does not start with the field %q", msg, c.field+": ")

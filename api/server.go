@@ -134,12 +134,12 @@ func (s *Server) routes() {
 	s.handle("POST /v1/leagues/{league}/scores/batch", game, s.scoreBatch)
 	s.handle("GET /v1/leagues/{league}/players/{player_id}", game, s.player)
 	s.handle("POST /v1/leagues/{league}/standings", game, s.standings)
-	s.handle("GET /v1/leagues/{league}/boards/{board}", game, s.board)
+	s.handle("GET /v1/leagues/{league}/boards/{board}", game, s.board, "period")
 	s.handle("GET /v1/leagues", game, s.leagues)
 	s.handle("GET /v1/leagues/{league}", game, s.league)
 
 	s.handle("POST /v1/admin/leagues/{league}/settle", admin, s.settle)
-	s.handle("GET /v1/admin/leagues/{league}/settlements", admin, s.settlements)
+	s.handle("GET /v1/admin/leagues/{league}/settlements", admin, s.settlements, "limit")
 
 	s.handle("GET /healthz", public, s.healthz)
 	s.handle("GET /readyz", public, s.readyz)
@@ -155,19 +155,22 @@ func (s *Server) routes() {
 type endpoint func(r *http.Request) (reply, error)
 
 // handle registers a JSON route behind the key check and the metrics, and
-// returns its handler.
-func (s *Server) handle(pattern string, need access, ep endpoint) http.Handler {
+// returns its handler. An API route takes the query parameters named in
+// takes and refuses any other (checkQuery); public routes (the probes and
+// the catch-all's 404 and 405) answer whatever the query.
+func (s *Server) handle(pattern string, need access, ep endpoint, takes ...string) http.Handler {
 	route := s.metrics.route(pattern)
+	checked := need != public
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		status := s.serve(w, r, need, ep)
+		status := s.serve(w, r, need, ep, checked, takes)
 		route.observe(status, time.Since(start))
 	})
 	s.mux.Handle(pattern, h)
 	return h
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, need access, ep endpoint) (status int) {
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, need access, ep endpoint, checked bool, takes []string) (status int) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -181,6 +184,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, need access, ep e
 	}()
 	if err := s.keys.check(r, need); err != nil {
 		return s.writeError(w, r, err)
+	}
+	if checked && r.URL.RawQuery != "" {
+		if err := checkQuery(r, takes); err != nil {
+			return s.writeError(w, r, err)
+		}
 	}
 	if r.Body != nil && r.Body != http.NoBody {
 		// Past MaxBody the read fails and net/http closes the connection.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/scripts"
 	"github.com/league-engine/league/tiers"
 )
@@ -28,12 +29,12 @@ func (b BoardID) String() string { return b.Tier + "-" + strconv.Itoa(b.N) }
 func ParseBoardID(s string) (BoardID, error) {
 	i := strings.LastIndexByte(s, '-')
 	if i <= 0 || i > 32 || strings.Trim(s[:i], "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
-		return BoardID{}, fieldError("board", "%q is not <tier>-<number>, e.g. gold-3", s)
+		return BoardID{}, fieldError("board", "%q is not <tier>-<number>, e.g. gold-3", excerpt.Of(s))
 	}
 	num := s[i+1:]
 	n, err := strconv.Atoi(num)
 	if err != nil || n < 1 || num[0] < '1' || num[0] > '9' {
-		return BoardID{}, fieldError("board", "%q does not end in a board number from 1, e.g. gold-3", s)
+		return BoardID{}, fieldError("board", "%q does not end in a board number from 1, e.g. gold-3", excerpt.Of(s))
 	}
 	return BoardID{Tier: s[:i], N: n}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/scripts"
 )
 
@@ -242,7 +243,7 @@ func (e *Engine) live(id string) (*live, error) {
 		if why := e.skipped[id]; why != nil {
 			return nil, &Error{Code: NotFound, Message: why.Error()}
 		}
-		return nil, Errorf(NotFound, "unknown league %q", id)
+		return nil, Errorf(NotFound, "unknown league %q", excerpt.Of(id))
 	}
 	return lv, nil
 }

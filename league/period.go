@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/league-engine/league/internal/excerpt"
 )
 
 // Schedule is a league's cycle: its boundaries are the fire times of a cron
@@ -69,12 +71,12 @@ func ParsePeriodID(id string) (time.Time, error) {
 	if err != nil {
 		sec, err := strconv.ParseInt(id, 10, 64)
 		if err != nil {
-			return time.Time{}, fmt.Errorf("%q is not a period id like 20261116T000000Z", id)
+			return time.Time{}, fmt.Errorf("%q is not a period id like 20261116T000000Z", excerpt.Of(id))
 		}
 		t = time.Unix(sec, 0).UTC()
 	}
 	if sec := t.Unix(); sec <= 0 || sec > math.MaxUint32 {
-		return time.Time{}, fmt.Errorf("%q is outside the periods a league can have (1970 to 2106)", id)
+		return time.Time{}, fmt.Errorf("%q is outside the periods a league can have (1970 to 2106)", excerpt.Of(id))
 	}
 	return t, nil
 }
