@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -372,4 +373,27 @@ func hasLabels(m *dto.Metric, pairs []string) bool {
 		}
 	}
 	return true
+}
+
+// TestPlayerIDsAddressedEscaped: every id a join accepts can be looked up,
+// path-escaped, through the handler and over HTTP; "." and "..", which no
+// URL path can carry as a segment, are refused at the join.
+func TestPlayerIDsAddressedEscaped(t *testing.T) {
+	direct, served := onMini(t), onMini(t)
+	served.serve()
+	for _, f := range []*fixture{direct, served} {
+		for _, id := range []string{"a/b", "a//b", "/a", "a/", "a/../b", "x/.", "./x", "%2F", "?q=1", "#h", "..."} {
+			f.join(id)
+			got := f.must("GET", "/v1/leagues/weekly/players/"+url.PathEscape(id), "")
+			if got["player_id"] != id || got["joined"] != true {
+				t.Errorf("GET of player %q: %v", id, got)
+			}
+		}
+		for _, id := range []string{".", ".."} {
+			w := f.do("POST", "/v1/leagues/weekly/join", fmt.Sprintf(`{"player_id":%q,"name":"n"}`, id), gameKey)
+			if code, msg := errorOf(t, w); w.Code != http.StatusBadRequest || code != "invalid" || !strings.HasPrefix(msg, "player_id: ") {
+				t.Errorf("join of player %q: %d %s %s", id, w.Code, code, msg)
+			}
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/league"
 )
 
@@ -93,10 +94,12 @@ func New(cfg Config) *Server {
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if p := r.URL.Path; p != "" && cleanPath(p) != p {
+	if p := r.URL.EscapedPath(); p != "" && cleanPath(p) != p {
 		// net/http would answer a redirect in HTML (and a bare 400 to the
 		// target "*"); no client of this API sends such paths, so they get
-		// the JSON errors of unmatched.
+		// the JSON errors of unmatched. The path is judged as sent, as the
+		// mux does: a player id "a/b" is addressed as a%2Fb, whose decoded
+		// path would look unclean.
 		s.unmatchedRoute.ServeHTTP(w, r)
 		return
 	}
@@ -236,8 +239,8 @@ func (s *Server) unmatched(r *http.Request) (reply, error) {
 	if r.URL.Path == "*" { // OPTIONS *, or HTTP/2's preface sent to HTTP/1.1
 		return nil, invalid("request target", "%s * names no resource of this API; paths start at /v1/", r.Method)
 	}
-	if p := r.URL.Path; p == "" || cleanPath(p) != p {
-		return nil, league.Errorf(league.NotFound, "no route %s %s: the path is not in canonical form", r.Method, r.URL.Path)
+	if p := r.URL.EscapedPath(); p == "" || cleanPath(p) != p {
+		return nil, league.Errorf(league.NotFound, "no route %s %s: the path is not in canonical form", r.Method, excerpt.Of(p))
 	}
 	var allowed []string
 	for _, m := range probeMethods {

@@ -57,8 +57,16 @@ func checkText(field, v string, max int, required bool) error {
 	return nil
 }
 
-// CheckPlayerID validates a player id.
-func CheckPlayerID(id string) error { return checkID("player_id", id, MaxPlayerIDLen) }
+// CheckPlayerID validates a player id. "." and ".." are refused: no URL
+// can name them as a path segment (clients and servers remove dot
+// segments), so GET /players/{player_id} could never find them. Any other
+// id, "/" included, is addressed path-escaped.
+func CheckPlayerID(id string) error {
+	if id == "." || id == ".." {
+		return fieldError("player_id", "%q cannot be a URL path segment", id)
+	}
+	return checkID("player_id", id, MaxPlayerIDLen)
+}
 
 // CheckRequestID validates an optional request id.
 func CheckRequestID(id string) error {
