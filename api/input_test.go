@@ -48,6 +48,12 @@ func badInputs() []badInput {
 		{"join/lone surrogate in name", "POST", join, `{"player_id":"a","name":"x\ud800y"}`, 400, "name"},
 		{"join/reversed surrogates in avatar", "POST", join, `{"player_id":"a","name":"x","avatar":"\udc00\ud800"}`, 400, "avatar"},
 		{"join/blank name", "POST", join, `{"player_id":"a","name":" \u3000 "}`, 400, "name"},
+		{"join/zero-width name", "POST", join, `{"player_id":"a","name":"\u200b\u200d"}`, 400, "name"},
+		{"join/byte order mark name", "POST", join, `{"player_id":"a","name":" \ufeff"}`, 400, "name"},
+		{"join/line separator in name", "POST", join, `{"player_id":"a","name":"x\u2028y"}`, 400, "name"},
+		{"join/paragraph separator in avatar", "POST", join, `{"player_id":"a","name":"x","avatar":"\u2029"}`, 400, "avatar"},
+		{"join/dot id", "POST", join, `{"player_id":".","name":"x"}`, 400, "player_id"},
+		{"join/dot dot id", "POST", join, `{"player_id":"..","name":"x"}`, 400, "player_id"},
 		{"join/unknown field", "POST", join, `{"player_id":"a","name":"x","level":3}`, 400, "level"},
 		{"join/player number", "POST", join, `{"player_id":5,"name":"x"}`, 400, "player_id"},
 		{"join/name object", "POST", join, `{"player_id":"a","name":{}}`, 400, "name"},
@@ -304,4 +310,17 @@ func settlerError(code string) error {
 		return &league.Error{Code: league.Internal, Message: "settle", Err: fmt.Errorf("a secret detail")}
 	}
 	return &league.Error{Code: league.Code(code), Message: "from the settler"}
+}
+
+// TestNamesThatShowAccepted: the rule against invisible names keeps the
+// format characters that visible text is made of (an emoji's zero-width
+// joiners, a combining accent).
+func TestNamesThatShowAccepted(t *testing.T) {
+	f := onMini(t)
+	for i, name := range []string{"👨\u200d👩\u200d👧", "e\u0301", "\u200bZoë\ufeff", "名前", "a\u00a0b"} {
+		got := f.must("POST", "/v1/leagues/weekly/join", fmt.Sprintf(`{"player_id":"p%d","name":%q}`, i, name))
+		if got["tier"] != "bronze" {
+			t.Errorf("join with name %q: %v", name, got)
+		}
+	}
 }

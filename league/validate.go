@@ -37,11 +37,12 @@ func checkID(field, v string, max int) error {
 	return nil
 }
 
-// checkText accepts UTF-8 without control characters, up to max bytes; a
-// required text must show something, not only spaces.
+// checkText accepts UTF-8 without control characters or line breaks, up to
+// max bytes; a required text must show something: not only spaces or
+// invisible characters (a zero-width space, a byte order mark).
 func checkText(field, v string, max int, required bool) error {
-	if required && strings.TrimFunc(v, unicode.IsSpace) == "" {
-		return fieldError(field, "must not be empty or only spaces")
+	if required && strings.IndexFunc(v, visible) < 0 {
+		return fieldError(field, "must show at least one visible character, not only spaces or invisible ones")
 	}
 	if len(v) > max {
 		return fieldError(field, "is %d bytes, at most %d", len(v), max)
@@ -53,9 +54,17 @@ func checkText(field, v string, max int, required bool) error {
 		if r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 			return fieldError(field, "contains the control character %U", r)
 		}
+		if r == '\u2028' || r == '\u2029' {
+			return fieldError(field, "contains the line break %U", r)
+		}
 	}
 	return nil
 }
+
+// visible reports whether r draws something: a letter, mark, number,
+// punctuation or symbol (U+200B and U+FEFF are format characters, not
+// graphic; spaces are graphic but show nothing).
+func visible(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) }
 
 // CheckPlayerID validates a player id. "." and ".." are refused: no URL
 // can name them as a path segment (clients and servers remove dot
