@@ -96,8 +96,10 @@ leagues:
 	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"player", "-config", path, "-league", "quick", "-player", "p9"}, &out), "player")
-	if !strings.Contains(out.String(), "low -> high") || !strings.Contains(out.String(), "gems") {
-		t.Fatalf("player output:\n%s", out.String())
+	for _, want := range []string{"low -> high  low-2", "9 gems   ", "waiting for the next join: 9 gems, for rank 1 in low"} {
+		if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "{") {
+			t.Fatalf("player output lacks %q (or shows Go syntax):\n%s", want, out.String())
+		}
 	}
 	if err := run(ctx, []string{"board", "-config", path, "-league", "quick", "-board", "nope"}, &out); err == nil {
 		t.Fatal("a bad board id was accepted")

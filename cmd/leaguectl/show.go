@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
 )
 
 // board prints a sub-board.
@@ -96,8 +99,11 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 			fmt.Fprintln(out, "  not joined this period")
 		}
 	}
-	if pending, err := e.engine.PendingRewards(ctx, *id, *pid); err == nil && len(pending) > 0 {
-		fmt.Fprintf(out, "  rewards waiting for the next join: %v\n", pending[0].Items)
+	if pending, err := e.engine.PendingRewards(ctx, *id, *pid); err == nil {
+		for _, r := range pending {
+			fmt.Fprintf(out, "  waiting for the next join: %s, for rank %d in %s in period %s\n",
+				items(r.Items), r.Rank, r.Tier, league.Period{Start: r.Earned}.ID())
+		}
 	}
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "period\ttier\tboard\trank\tscore\trewards\tclaimed")
@@ -106,8 +112,20 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 		if !h.ClaimedAt.IsZero() {
 			claimed = h.ClaimedAt.Format(time.RFC3339)
 		}
-		fmt.Fprintf(w, "%s\t%s -> %s\t%d\t%d\t%d\t%v\t%s\n", h.Period.Format("20060102T150405Z"), h.TierBefore, h.TierAfter,
-			h.Board, h.Rank, h.Score, h.Rewards, claimed)
+		fmt.Fprintf(w, "%s\t%s -> %s\t%s\t%d\t%d\t%s\t%s\n", league.Period{Start: h.Period}.ID(), h.TierBefore, h.TierAfter,
+			league.BoardID{Tier: h.TierBefore, N: h.Board}, h.Rank, h.Score, items(h.Rewards), claimed)
 	}
 	return w.Flush()
+}
+
+// items writes reward items as "100 coins, 5 gems"; none as "-".
+func items(its []tiers.Item) string {
+	if len(its) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(its))
+	for i, it := range its {
+		parts[i] = strconv.FormatInt(it.Qty, 10) + " " + it.ID
+	}
+	return strings.Join(parts, ", ")
 }
