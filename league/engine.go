@@ -101,8 +101,12 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 	if e.shared > 0 {
 		e.co = newCoalescer(rdb, e.shared)
 	}
+	// Every league's presence is checked before any league's data is
+	// written: a refusal (a lost league, a mistyped namespace) leaves Redis
+	// as it found it.
+	opened := make([]*live, 0, len(leagues))
 	for _, l := range leagues {
-		if _, dup := e.leagues[l.ID]; dup {
+		if _, dup := e.leagues[l.ID]; dup || e.skipped[l.ID] != nil {
 			return nil, fmt.Errorf("league: %q configured twice", l.ID)
 		}
 		lv := e.newLive(l)
@@ -114,6 +118,10 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 			e.skipped[l.ID] = skip
 			continue
 		}
+		e.leagues[l.ID] = lv
+		opened = append(opened, lv)
+	}
+	for _, lv := range opened {
 		if err := e.tierCodes(ctx, lv); err != nil {
 			return nil, err
 		}
@@ -123,8 +131,7 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 		if err := e.checkRemovedTiers(ctx, lv); err != nil {
 			return nil, err
 		}
-		e.leagues[l.ID] = lv
-		e.ids = append(e.ids, l.ID)
+		e.ids = append(e.ids, lv.ID)
 	}
 	sort.Strings(e.ids)
 	return e, nil

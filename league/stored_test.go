@@ -86,6 +86,22 @@ func TestOpenAsksOnlyAboutAbsentLeagues(t *testing.T) {
 		if err := open(); err == nil || !strings.Contains(err.Error(), "absent: ") || asked != 1 {
 			t.Fatalf("Open of a lost league: %v (asked %d times)", err, asked)
 		}
+		// A new league configured before the lost one: the refusal comes
+		// before anything of either is written.
+		fresh := testLeague(t, func(l *league.League) { l.ID = "fresh" })
+		_, err := league.Open(f.ctx, f.rdb, []*league.League{fresh, testLeague(t)}, league.WithNamespace(f.ns),
+			league.WithAbsentLeagues(func(_ context.Context, id string) error {
+				if id == "fresh" {
+					return nil // new: Open may create it
+				}
+				return errors.New("absent: " + id)
+			}))
+		if err == nil || !strings.Contains(err.Error(), "absent: weekly") {
+			t.Fatalf("Open of a new and a lost league: %v", err)
+		}
+		if keys, _ := f.rdb.Keys(f.ctx, f.ns+":*").Result(); len(keys) != 0 {
+			t.Fatalf("the refused Open wrote %v", keys)
+		}
 
 		// A restore under way: refused, or left out by a hook that skips
 		// (leaguectl), with the reason for calls.
