@@ -145,6 +145,9 @@ func Parse(b []byte) (*Config, error) {
 	if err := checkWhole(&doc, false); err != nil {
 		return nil, err
 	}
+	if err := checkNulls(&doc, ""); err != nil {
+		return nil, err
+	}
 	c := &Config{
 		Listen:           f.Server.Listen,
 		APIKeys:          f.Server.APIKeys,
@@ -351,6 +354,71 @@ func checkWhole(n *yaml.Node, items bool) error {
 		}
 	}
 	return nil
+}
+
+// checkNulls refuses a null entry in a list ("- null", "- ~" or a bare
+// "-"): yaml.v3 drops it without a word, so a stray one would lose a tier, a
+// reward band, a league or a key and config check would still pass. path is
+// where n sits, named as the other errors name it: `league "weekly": ` for a
+// league, then fields and indexes, with a tier's id after its index.
+func checkNulls(n *yaml.Node, path string) error {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if err := checkNulls(c, path); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p := n.Content[i].Value
+			if path != "" && !strings.HasSuffix(path, ": ") {
+				p = path + "." + p
+			} else {
+				p = path + p
+			}
+			if err := checkNulls(n.Content[i+1], p); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if c.Kind == yaml.AliasNode && c.Alias != nil {
+				c = c.Alias
+			}
+			if c.Kind == yaml.ScalarNode && c.ShortTag() == "!!null" {
+				return fmt.Errorf("%s is empty (null)", p)
+			}
+			id := mappingID(c)
+			switch {
+			case path == "leagues":
+				if id == "" {
+					id = fmt.Sprintf("#%d", i+1) // as Parse names it
+				}
+				p = fmt.Sprintf("league %q: ", id)
+			case id != "":
+				p += " (" + id + ")"
+			}
+			if err := checkNulls(c, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mappingID is the id: of a mapping (a league, a tier), or "".
+func mappingID(n *yaml.Node) string {
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "id" {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
 }
 
 type duration time.Duration

@@ -87,6 +87,11 @@ func TestParseRejects(t *testing.T) {
 		{"empty file", "", "the file is empty"},
 		{"only comments", "# nothing yet\n", "the file is empty"},
 		{"two documents", good + "---\nleagues: []\n", "more than one YAML document"},
+		{"null tier", strings.Replace(good, "      - {id: high, demote: 0.2}", "      - {id: high, demote: 0.2}\n      - null", 1), `league "lg": tiers[2] is empty (null)`},
+		{"bare dash tier", strings.Replace(good, "      - {id: high, demote: 0.2}", "      -\n      - {id: high, demote: 0.2}", 1), `league "lg": tiers[1] is empty (null)`},
+		{"null reward band", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, rewards: [{ranks: 1, items: {gems: 1}}, ~]}", 1), `league "lg": tiers[1] (high).rewards[1] is empty (null)`},
+		{"null league", good + "  - null\n", "leagues[1] is empty (null)"},
+		{"null key", "server: {api_keys: [null]}\n" + good, "server.api_keys[0] is empty (null)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
