@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"regexp"
@@ -154,10 +155,7 @@ func Parse(b []byte) (*Config, error) {
 		AdminKeys:        f.Server.AdminKeys,
 		Namespace:        f.Redis.Namespace,
 		SharedRoundTrips: league.DefaultSharedRoundTrips,
-		Settlement: Settlement{
-			Poll:         time.Duration(f.Settlement.Poll),
-			HistoryLimit: f.Settlement.HistoryLimit,
-		},
+		Settlement:       Settlement{HistoryLimit: f.Settlement.HistoryLimit},
 	}
 	if c.Listen == "" {
 		c.Listen = DefaultListen
@@ -181,6 +179,11 @@ func Parse(b []byte) (*Config, error) {
 		}
 		c.SharedRoundTrips = *n
 	}
+	poll, err := f.Settlement.Poll.get("settlement.poll")
+	if err != nil {
+		return nil, err
+	}
+	c.Settlement.Poll = poll
 	if c.Settlement.Poll == 0 {
 		c.Settlement.Poll = DefaultPoll
 	}
@@ -237,10 +240,21 @@ func (lf leagueFile) build() (*league.League, error) {
 	}
 	l := &league.League{
 		ID: lf.ID, BoardSize: lf.BoardSize, Schedule: sched, Ladder: ladder, EntryTier: lf.EntryTier,
-		TieBreak: league.TieBreak(lf.TieBreak), TieResolution: time.Duration(lf.TieResolution),
-		Operator: league.Operator(lf.ScoreOperator), MaxScore: lf.MaxScore,
-		Retention: time.Duration(lf.Retention), IdempotencyWindow: time.Duration(lf.IdempotencyWindow),
+		TieBreak: league.TieBreak(lf.TieBreak), Operator: league.Operator(lf.ScoreOperator), MaxScore: lf.MaxScore,
 		DecayAfter: lf.DecayAfter, Buckets: lf.Buckets,
+	}
+	for _, d := range []struct {
+		field string
+		in    duration
+		out   *time.Duration
+	}{
+		{"tie_resolution", lf.TieResolution, &l.TieResolution},
+		{"retention", lf.Retention, &l.Retention},
+		{"idempotency_window", lf.IdempotencyWindow, &l.IdempotencyWindow},
+	} {
+		if *d.out, err = d.in.get(d.field); err != nil {
+			return nil, err
+		}
 	}
 	if err := l.Init(); err != nil {
 		return nil, err
@@ -311,8 +325,6 @@ func parseRanks(s string) (int, int, error) {
 	return from, to, nil
 }
 
-// duration is a time.Duration in YAML: Go syntax ("90s", "168h") or whole
-// days ("7d").
 // badKey says what is wrong with an API or admin key, or "": a bearer token
 // of at least 16 printable ASCII characters, no spaces.
 func badKey(k string) string {
@@ -421,24 +433,47 @@ func mappingID(n *yaml.Node) string {
 	return ""
 }
 
-type duration time.Duration
+// duration is a duration in YAML: Go syntax ("90s", "168h") or whole days
+// ("7d"). It keeps the text as written and get parses it, so that an error
+// names the field.
+type duration struct {
+	text string
+	set  bool // false when the field is left out or null
+}
 
 func (d *duration) UnmarshalYAML(n *yaml.Node) error {
-	s := strings.TrimSpace(n.Value)
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		v, err := strconv.Atoi(days)
-		if err != nil || v < 0 {
-			return fmt.Errorf("line %d: %q is not a duration like 90s, 12h or 7d", n.Line, s)
-		}
-		*d = duration(time.Duration(v) * 24 * time.Hour)
-		return nil
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: not a duration like 90s, 12h or 7d", n.Line)
 	}
-	v, err := time.ParseDuration(s)
-	if err != nil || v < 0 {
-		return fmt.Errorf("line %d: %q is not a duration like 90s, 12h or 7d", n.Line, s)
-	}
-	*d = duration(v)
+	*d = duration{text: strings.TrimSpace(n.Value), set: true}
 	return nil
+}
+
+// maxDays is the most whole days a time.Duration holds (about 292 years).
+const maxDays = math.MaxInt64 / int64(24*time.Hour)
+
+// get returns the duration, 0 when it was left out; field names it in an
+// error. A day count is checked before it is multiplied: 999999999d would
+// wrap round to a negative duration.
+func (d duration) get(field string) (time.Duration, error) {
+	if !d.set {
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(d.text, "d"); ok {
+		v, err := strconv.ParseInt(days, 10, 64)
+		if v > maxDays { // ParseInt gives MaxInt64 with its range error
+			return 0, fmt.Errorf("%s: %s is too long, at most %dd", field, d.text, maxDays)
+		}
+		if err != nil || v < 0 {
+			return 0, fmt.Errorf("%s: %q is not a duration like 90s, 12h or 7d", field, d.text)
+		}
+		return time.Duration(v) * 24 * time.Hour, nil
+	}
+	v, err := time.ParseDuration(d.text)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%s: %q is not a duration like 90s, 12h or 7d", field, d.text)
+	}
+	return v, nil
 }
 
 // checkListen refuses an address leagued could not bind, so that config

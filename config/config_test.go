@@ -70,7 +70,13 @@ func TestParseRejects(t *testing.T) {
 		{"bad ranks", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, rewards: [{ranks: top, items: {gems: 1}}]}", 1), `rewards[0].ranks: "top" is not a rank`},
 		{"bad item", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, rewards: [{ranks: 1, items: {Gems!: 1}}]}", 1), `"Gems!" must be`},
 		{"bad operator", strings.Replace(good, "schedule:", "score_operator: add\n    schedule:", 1), `score_operator: "add" is not one of`},
-		{"bad duration", strings.Replace(good, "schedule:", "retention: forever\n    schedule:", 1), `"forever" is not a duration`},
+		{"bad duration", strings.Replace(good, "schedule:", "retention: forever\n    schedule:", 1), `league "lg": retention: "forever" is not a duration`},
+		{"days past int64", strings.Replace(good, "schedule:", "retention: 999999999d\n    schedule:", 1), `league "lg": retention: 999999999d is too long, at most 106751d`},
+		{"days past the parser", strings.Replace(good, "schedule:", "retention: 99999999999999999999d\n    schedule:", 1), `league "lg": retention: 99999999999999999999d is too long`},
+		{"days one past the most", strings.Replace(good, "schedule:", "idempotency_window: 106752d\n    schedule:", 1), `league "lg": idempotency_window: 106752d is too long`},
+		{"tie resolution in too many days", strings.Replace(good, "schedule:", "tie_resolution: 999999999d\n    schedule:", 1), `league "lg": tie_resolution: 999999999d is too long`},
+		{"poll in too many days", "settlement: {poll: 999999999d}\n" + good, "settlement.poll: 999999999d is too long"},
+		{"negative days", strings.Replace(good, "schedule:", "retention: -1d\n    schedule:", 1), `league "lg": retention: "-1d" is not a duration`},
 		{"short key", "server: {api_keys: [abc]}\n" + good, "at least 16 characters"},
 		{"blank key", "server: {api_keys: [\"                \"]}\n" + good, "printable ASCII without spaces"},
 		{"no leagues", "server: {listen: ':1'}\n", "at least one league"},
@@ -188,5 +194,17 @@ func TestSharedRoundTrips(t *testing.T) {
 		if _, err := Parse([]byte(yaml + good)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: got %v, want an error saying %q", yaml, err, want)
 		}
+	}
+}
+
+// TestParseDays: the longest whole-day duration a time.Duration holds is
+// accepted as it is written, not wrapped round.
+func TestParseDays(t *testing.T) {
+	c, err := Parse([]byte(strings.Replace(good, "schedule:", "retention: 106751d\n    schedule:", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Leagues[0].Retention, 106751*24*time.Hour; got != want {
+		t.Fatalf("retention: got %v, want %v", got, want)
 	}
 }
