@@ -54,6 +54,7 @@ const (
 	DefaultNamespace    = "league"
 	DefaultPoll         = 15 * time.Second
 	DefaultHistoryLimit = 10
+	MaxHistoryLimit     = 1000
 	// MaxSharedRoundTrips bounds redis.shared_round_trips: more pipelines
 	// than connections in the pool would only queue for connections.
 	MaxSharedRoundTrips = 64
@@ -75,14 +76,14 @@ type file struct {
 	} `yaml:"redis"`
 	Settlement struct {
 		Poll         duration `yaml:"poll"`
-		HistoryLimit int      `yaml:"history_limit"`
+		HistoryLimit *int     `yaml:"history_limit"`
 	} `yaml:"settlement"`
 	Leagues []leagueFile `yaml:"leagues"`
 }
 
 type leagueFile struct {
 	ID                string     `yaml:"id"`
-	BoardSize         int        `yaml:"board_size"`
+	BoardSize         *int       `yaml:"board_size"`
 	Schedule          string     `yaml:"schedule"`
 	EntryTier         string     `yaml:"entry_tier"`
 	TieBreak          string     `yaml:"tie_break"`
@@ -92,7 +93,7 @@ type leagueFile struct {
 	Retention         duration   `yaml:"retention"`
 	IdempotencyWindow duration   `yaml:"idempotency_window"`
 	DecayAfter        int        `yaml:"decay_after"`
-	Buckets           int        `yaml:"buckets"`
+	Buckets           *int       `yaml:"buckets"`
 	Tiers             []tierFile `yaml:"tiers"`
 }
 
@@ -155,7 +156,7 @@ func Parse(b []byte) (*Config, error) {
 		AdminKeys:        f.Server.AdminKeys,
 		Namespace:        f.Redis.Namespace,
 		SharedRoundTrips: league.DefaultSharedRoundTrips,
-		Settlement:       Settlement{HistoryLimit: f.Settlement.HistoryLimit},
+		Settlement:       Settlement{HistoryLimit: DefaultHistoryLimit},
 	}
 	if c.Listen == "" {
 		c.Listen = DefaultListen
@@ -179,7 +180,7 @@ func Parse(b []byte) (*Config, error) {
 		}
 		c.SharedRoundTrips = *n
 	}
-	poll, err := f.Settlement.Poll.get("settlement.poll")
+	poll, err := f.Settlement.Poll.get("settlement.poll", time.Second)
 	if err != nil {
 		return nil, err
 	}
@@ -187,14 +188,11 @@ func Parse(b []byte) (*Config, error) {
 	if c.Settlement.Poll == 0 {
 		c.Settlement.Poll = DefaultPoll
 	}
-	if c.Settlement.Poll < time.Second {
-		return nil, fmt.Errorf("settlement.poll: %v is shorter than a second", c.Settlement.Poll)
-	}
-	if c.Settlement.HistoryLimit == 0 {
-		c.Settlement.HistoryLimit = DefaultHistoryLimit
-	}
-	if c.Settlement.HistoryLimit < 0 || c.Settlement.HistoryLimit > 1000 {
-		return nil, fmt.Errorf("settlement.history_limit: %d is outside 1..1000", c.Settlement.HistoryLimit)
+	if n := f.Settlement.HistoryLimit; n != nil {
+		if *n < 1 || *n > MaxHistoryLimit {
+			return nil, fmt.Errorf("settlement.history_limit: %d is outside 1..%d", *n, MaxHistoryLimit)
+		}
+		c.Settlement.HistoryLimit = *n
 	}
 	for _, k := range append(append([]string{}, c.APIKeys...), c.AdminKeys...) {
 		if why := badKey(k); why != "" {
@@ -239,20 +237,41 @@ func (lf leagueFile) build() (*league.League, error) {
 		return nil, err
 	}
 	l := &league.League{
-		ID: lf.ID, BoardSize: lf.BoardSize, Schedule: sched, Ladder: ladder, EntryTier: lf.EntryTier,
+		ID: lf.ID, Schedule: sched, Ladder: ladder, EntryTier: lf.EntryTier,
 		TieBreak: league.TieBreak(lf.TieBreak), Operator: league.Operator(lf.ScoreOperator), MaxScore: lf.MaxScore,
-		DecayAfter: lf.DecayAfter, Buckets: lf.Buckets,
+		DecayAfter: lf.DecayAfter,
+	}
+	// Init reads a zero as "left out" and gives it the default, so a zero
+	// written in the file is refused here, where the two still differ (for
+	// the durations, by get).
+	for _, n := range []struct {
+		field string
+		in    *int
+		max   int
+		out   *int
+	}{
+		{"board_size", lf.BoardSize, league.MaxBoardSize, &l.BoardSize},
+		{"buckets", lf.Buckets, league.MaxBuckets, &l.Buckets},
+	} {
+		if n.in == nil {
+			continue
+		}
+		if *n.in == 0 {
+			return nil, fmt.Errorf("%s: 0 is outside 1..%d", n.field, n.max)
+		}
+		*n.out = *n.in
 	}
 	for _, d := range []struct {
 		field string
 		in    duration
+		min   time.Duration
 		out   *time.Duration
 	}{
-		{"tie_resolution", lf.TieResolution, &l.TieResolution},
-		{"retention", lf.Retention, &l.Retention},
-		{"idempotency_window", lf.IdempotencyWindow, &l.IdempotencyWindow},
+		{"tie_resolution", lf.TieResolution, time.Millisecond, &l.TieResolution},
+		{"retention", lf.Retention, time.Second, &l.Retention},
+		{"idempotency_window", lf.IdempotencyWindow, time.Second, &l.IdempotencyWindow},
 	} {
-		if *d.out, err = d.in.get(d.field); err != nil {
+		if *d.out, err = d.in.get(d.field, d.min); err != nil {
 			return nil, err
 		}
 	}
@@ -452,26 +471,33 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 // maxDays is the most whole days a time.Duration holds (about 292 years).
 const maxDays = math.MaxInt64 / int64(24*time.Hour)
 
-// get returns the duration, 0 when it was left out; field names it in an
-// error. A day count is checked before it is multiplied: 999999999d would
-// wrap round to a negative duration.
-func (d duration) get(field string) (time.Duration, error) {
+// get returns the duration, 0 when it was left out (the caller's "use the
+// default"); field names it in an error. A duration written in the file is
+// at least min: 0 too, which the default would otherwise silently replace.
+// A day count is checked before it is multiplied: 999999999d would wrap
+// round to a negative duration.
+func (d duration) get(field string, min time.Duration) (time.Duration, error) {
 	if !d.set {
 		return 0, nil
 	}
+	var v time.Duration
 	if days, ok := strings.CutSuffix(d.text, "d"); ok {
-		v, err := strconv.ParseInt(days, 10, 64)
-		if v > maxDays { // ParseInt gives MaxInt64 with its range error
+		n, err := strconv.ParseInt(days, 10, 64)
+		if n > maxDays { // ParseInt gives MaxInt64 with its range error
 			return 0, fmt.Errorf("%s: %s is too long, at most %dd", field, d.text, maxDays)
 		}
-		if err != nil || v < 0 {
+		if err != nil || n < 0 {
 			return 0, fmt.Errorf("%s: %q is not a duration like 90s, 12h or 7d", field, d.text)
 		}
-		return time.Duration(v) * 24 * time.Hour, nil
+		v = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if v, err = time.ParseDuration(d.text); err != nil || v < 0 {
+			return 0, fmt.Errorf("%s: %q is not a duration like 90s, 12h or 7d", field, d.text)
+		}
 	}
-	v, err := time.ParseDuration(d.text)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("%s: %q is not a duration like 90s, 12h or 7d", field, d.text)
+	if v < min {
+		return 0, fmt.Errorf("%s: %s is shorter than %v", field, d.text, min)
 	}
 	return v, nil
 }

@@ -43,8 +43,10 @@ func TestParseDefaults(t *testing.T) {
 	}
 	l := c.Leagues[0]
 	if c.Listen != DefaultListen || c.Namespace != DefaultNamespace || c.Settlement.Poll != DefaultPoll ||
+		c.Settlement.HistoryLimit != DefaultHistoryLimit ||
 		l.BoardSize != 100 || l.EntryTier != "low" || l.Operator != "incr" || l.TieBreak != "join_order" ||
-		l.MaxScore != l.Packing().MaxExact {
+		l.MaxScore != l.Packing().MaxExact || l.Buckets != league.DefaultBuckets || l.TieResolution != time.Second ||
+		l.Retention != league.DefaultRetention || l.IdempotencyWindow != league.DefaultIdempotencyWindow {
 		t.Fatalf("defaults: %+v %+v", c, l)
 	}
 }
@@ -57,6 +59,14 @@ func TestParseRejects(t *testing.T) {
 		{"ratio sum", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.6, demote: 0.5}", 1), `league "lg": tiers[0] (low).promote+demote`},
 		{"unknown entry tier", strings.Replace(good, "schedule:", "entry_tier: mid\n    schedule:", 1), `league "lg": entry_tier: unknown tier "mid"`},
 		{"board too big", strings.Replace(good, "schedule:", "board_size: 100000\n    schedule:", 1), `league "lg": board_size: 100000 is outside 1..1024`},
+		{"board size 0", strings.Replace(good, "schedule:", "board_size: 0\n    schedule:", 1), `league "lg": board_size: 0 is outside 1..1024`},
+		{"negative board size", strings.Replace(good, "schedule:", "board_size: -5\n    schedule:", 1), `league "lg": board_size: -5 is outside 1..1024`},
+		{"buckets 0", strings.Replace(good, "schedule:", "buckets: 0\n    schedule:", 1), `league "lg": buckets: 0 is outside 1..1048576`},
+		{"history limit 0", "settlement: {history_limit: 0}\n" + good, "settlement.history_limit: 0 is outside 1..1000"},
+		{"retention 0", strings.Replace(good, "schedule:", "retention: 0d\n    schedule:", 1), `league "lg": retention: 0d is shorter than 1s`},
+		{"idempotency window 0", strings.Replace(good, "schedule:", "idempotency_window: 0s\n    schedule:", 1), `league "lg": idempotency_window: 0s is shorter than 1s`},
+		{"tie resolution 0", strings.Replace(good, "schedule:", "tie_resolution: 0\n    schedule:", 1), `league "lg": tie_resolution: 0 is shorter than 1ms`},
+		{"poll 0", "settlement: {poll: 0s}\n" + good, "settlement.poll: 0s is shorter than 1s"},
 		{"max score unpackable", strings.Replace(good, "schedule:", "max_score: 100000000000000\n    schedule:", 1), `league "lg": max_score: 100000000000000 does not fit`},
 		{"bad cron", strings.Replace(good, `"0 0 * * MON"`, `"0 0 * * FUNDAY"`, 1), `league "lg": schedule:`},
 		{"every", strings.Replace(good, `"0 0 * * MON"`, `"@every 1h"`, 1), `@every has no fixed boundaries`},
