@@ -55,6 +55,7 @@ const (
 	DefaultPoll         = 15 * time.Second
 	DefaultHistoryLimit = 10
 	MaxHistoryLimit     = 1000
+	MaxNamespaceLen     = 64
 	// MaxSharedRoundTrips bounds redis.shared_round_trips: more pipelines
 	// than connections in the pool would only queue for connections.
 	MaxSharedRoundTrips = 64
@@ -68,8 +69,8 @@ type file struct {
 		AdminKeys []string `yaml:"admin_keys"`
 	} `yaml:"server"`
 	Redis struct {
-		Namespace        string `yaml:"namespace"`
-		SharedRoundTrips *int   `yaml:"shared_round_trips"`
+		Namespace        *string `yaml:"namespace"`
+		SharedRoundTrips *int    `yaml:"shared_round_trips"`
 		// AutoPipeline is the key shared_round_trips replaced; kept only to
 		// say so.
 		AutoPipeline *bool `yaml:"autopipeline"`
@@ -99,7 +100,7 @@ type leagueFile struct {
 
 type tierFile struct {
 	ID              string     `yaml:"id"`
-	Name            string     `yaml:"name"`
+	Name            *string    `yaml:"name"` // nil: the id
 	Promote         float64    `yaml:"promote"`
 	Demote          float64    `yaml:"demote"`
 	MinPromoteScore int64      `yaml:"min_promote_score"`
@@ -154,7 +155,7 @@ func Parse(b []byte) (*Config, error) {
 		Listen:           f.Server.Listen,
 		APIKeys:          f.Server.APIKeys,
 		AdminKeys:        f.Server.AdminKeys,
-		Namespace:        f.Redis.Namespace,
+		Namespace:        DefaultNamespace,
 		SharedRoundTrips: league.DefaultSharedRoundTrips,
 		Settlement:       Settlement{HistoryLimit: DefaultHistoryLimit},
 	}
@@ -164,11 +165,11 @@ func Parse(b []byte) (*Config, error) {
 	if err := checkListen(c.Listen); err != nil {
 		return nil, fmt.Errorf("server.listen: %v", err)
 	}
-	if c.Namespace == "" {
-		c.Namespace = DefaultNamespace
-	}
-	if strings.ContainsAny(c.Namespace, "{}: ") {
-		return nil, fmt.Errorf("redis.namespace: %q must not contain braces, colons or spaces", c.Namespace)
+	if ns := f.Redis.Namespace; ns != nil {
+		if err := checkNamespace(*ns); err != nil {
+			return nil, fmt.Errorf("redis.namespace: %v", err)
+		}
+		c.Namespace = *ns
 	}
 	if f.Redis.AutoPipeline != nil {
 		return nil, fmt.Errorf("redis.autopipeline: replaced by redis.shared_round_trips (pipelines in flight for concurrent calls, 0 = off; default %d)",
@@ -295,9 +296,14 @@ func (lf leagueFile) build() (*league.League, error) {
 var itemID = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 
 func (tf tierFile) build() (tiers.Tier, error) {
-	t := tiers.Tier{ID: tf.ID, Name: tf.Name, MinPromoteScore: tf.MinPromoteScore}
-	if t.Name == "" {
-		t.Name = t.ID
+	t := tiers.Tier{ID: tf.ID, Name: tf.ID, MinPromoteScore: tf.MinPromoteScore}
+	if tf.Name != nil {
+		// Init checks the name (league.MaxTierNameLen); an empty one would
+		// pass it as unnamed, though name: "" is more likely a slip.
+		if *tf.Name == "" {
+			return t, errors.New("name: must not be empty (leave it out to show the id)")
+		}
+		t.Name = *tf.Name
 	}
 	var err error
 	if t.Promote, err = tiers.RatioOf(tf.Promote); err != nil {
@@ -356,6 +362,25 @@ func badKey(k string) string {
 		}
 	}
 	return ""
+}
+
+// checkNamespace accepts 1..MaxNamespaceLen bytes of printable ASCII
+// without spaces, braces or colons. The namespace starts every Redis key
+// (<ns>:{league}:...): a brace would move the hash tag that keeps a league's
+// keys in one cluster slot, and a colon would blur where the namespace ends.
+func checkNamespace(ns string) error {
+	if ns == "" {
+		return fmt.Errorf("must not be empty (leave it out for %q)", DefaultNamespace)
+	}
+	if len(ns) > MaxNamespaceLen {
+		return fmt.Errorf("is %d bytes, at most %d", len(ns), MaxNamespaceLen)
+	}
+	for i := 0; i < len(ns); i++ {
+		if c := ns[i]; c <= ' ' || c > '~' || c == '{' || c == '}' || c == ':' {
+			return fmt.Errorf("%q: byte %d (%q) is not printable ASCII without spaces, braces or colons", ns, i, ns[i:i+1])
+		}
+	}
+	return nil
 }
 
 // wholeFields are the settings that take whole numbers, as are the

@@ -103,6 +103,18 @@ func TestParseRejects(t *testing.T) {
 		{"empty file", "", "the file is empty"},
 		{"only comments", "# nothing yet\n", "the file is empty"},
 		{"two documents", good + "---\nleagues: []\n", "more than one YAML document"},
+		{"tier name with a newline", strings.Replace(good, "{id: high, demote: 0.2}", `{id: high, name: "High\nTier", demote: 0.2}`, 1), `league "lg": tiers[1] (high).name: contains the control character U+000A`},
+		{"tier name with a C1 control", strings.Replace(good, "{id: high, demote: 0.2}", `{id: high, name: "High\u0085", demote: 0.2}`, 1), `tiers[1] (high).name: contains the control character U+0085`},
+		{"tier name with DEL", strings.Replace(good, "{id: high, demote: 0.2}", `{id: high, name: "High\x7f", demote: 0.2}`, 1), `tiers[1] (high).name: contains the control character U+007F`},
+		{"tier name of 65 bytes", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, name: "+strings.Repeat("é", 32)+"x, demote: 0.2}", 1), `tiers[1] (high).name: is 65 bytes, at most 64`},
+		{"tier name of 300 bytes", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, name: "+strings.Repeat("x", 300)+", demote: 0.2}", 1), `tiers[1] (high).name: is 300 bytes, at most 64`},
+		{"tier name empty", strings.Replace(good, "{id: high, demote: 0.2}", `{id: high, name: "", demote: 0.2}`, 1), `league "lg": tiers[1] (high).name: must not be empty`},
+		{"tier name of spaces", strings.Replace(good, "{id: high, demote: 0.2}", `{id: high, name: "   ", demote: 0.2}`, 1), `league "lg": tiers[1] (high).name: must not be empty or only spaces`},
+		{"namespace with a newline", "redis: {namespace: \"lg\\nx\"}\n" + good, `redis.namespace: "lg\nx": byte 2 ("\n") is not printable ASCII without spaces, braces or colons`},
+		{"namespace of 5000 bytes", "redis: {namespace: " + strings.Repeat("n", 5000) + "}\n" + good, "redis.namespace: is 5000 bytes, at most 64"},
+		{"namespace empty", "redis: {namespace: ''}\n" + good, `redis.namespace: must not be empty (leave it out for "league")`},
+		{"namespace with a brace", "redis: {namespace: 'a{b'}\n" + good, `byte 1 ("{") is not printable ASCII without spaces, braces or colons`},
+		{"namespace not ASCII", "redis: {namespace: 'lé'}\n" + good, `byte 1 ("\xc3") is not printable ASCII`},
 		{"null tier", strings.Replace(good, "      - {id: high, demote: 0.2}", "      - {id: high, demote: 0.2}\n      - null", 1), `league "lg": tiers[2] is empty (null)`},
 		{"bare dash tier", strings.Replace(good, "      - {id: high, demote: 0.2}", "      -\n      - {id: high, demote: 0.2}", 1), `league "lg": tiers[1] is empty (null)`},
 		{"null reward band", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, rewards: [{ranks: 1, items: {gems: 1}}, ~]}", 1), `league "lg": tiers[1] (high).rewards[1] is empty (null)`},
@@ -216,5 +228,24 @@ func TestParseDays(t *testing.T) {
 	}
 	if got, want := c.Leagues[0].Retention, 106751*24*time.Hour; got != want {
 		t.Fatalf("retention: got %v, want %v", got, want)
+	}
+}
+
+// TestParseNames: the names and namespaces the checks must still let through.
+func TestParseNames(t *testing.T) {
+	long := strings.Repeat("é", 32) // 64 bytes
+	c, err := Parse([]byte("redis: {namespace: '" + strings.Repeat("n", 64) + "'}\n" +
+		strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, name: "+long+", demote: 0.2}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Leagues[0].Ladder.Tier(1).Name; got != long {
+		t.Fatalf("name: got %q, want %q", got, long)
+	}
+	if got := c.Leagues[0].Ladder.Tier(0).Name; got != "low" {
+		t.Fatalf("name left out: got %q, want the id %q", got, "low")
+	}
+	if len(c.Namespace) != 64 {
+		t.Fatalf("namespace: got %d bytes, want 64", len(c.Namespace))
 	}
 }

@@ -95,8 +95,14 @@ func (l *League) Init() error {
 		return fmt.Errorf("tiers: required")
 	}
 	for i := 0; i < l.Ladder.Len(); i++ {
-		if id := l.Ladder.Tier(i).ID; !idPattern.MatchString(id) {
-			return fmt.Errorf("tiers[%d].id: %q must be 1-32 characters of a-z, 0-9 and _", i, id)
+		t := l.Ladder.Tier(i)
+		if !idPattern.MatchString(t.ID) {
+			return fmt.Errorf("tiers[%d].id: %q must be 1-32 characters of a-z, 0-9 and _", i, t.ID)
+		}
+		// The name is shown to players as it is, as their own names are;
+		// it may be left empty, but a name given must show something.
+		if err := checkText(fmt.Sprintf("tiers[%d] (%s).name", i, t.ID), t.Name, MaxTierNameLen, t.Name != ""); err != nil {
+			return err
 		}
 	}
 	if l.EntryTier == "" {

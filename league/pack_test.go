@@ -98,6 +98,8 @@ func TestInitRejects(t *testing.T) {
 		{"bad tie break", func(l *League) { l.TieBreak = "random" }, "tie_break"},
 		{"bad id", func(l *League) { l.ID = "Weekly League" }, "id"},
 		{"odd resolution", func(l *League) { l.TieBreak = FirstReached; l.TieResolution = 1500 * time.Microsecond }, "tie_resolution"},
+		{"tier name not UTF-8", func(l *League) { l.Ladder = namedLadder("\xff") }, "tiers[1] (high).name"},
+		{"tier name of spaces", func(l *League) { l.Ladder = namedLadder(" ") }, "tiers[1] (high).name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,6 +111,12 @@ func TestInitRejects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// namedLadder is ladderOf's ladder with the top tier named name.
+func namedLadder(name string) *tiers.Ladder {
+	l, _ := tiers.NewLadder([]tiers.Tier{{ID: "low", Promote: 2000}, {ID: "high", Name: name, Demote: 2000}})
+	return l
 }
 
 func ladderOf(tb testing.TB) *tiers.Ladder {

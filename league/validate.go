@@ -15,6 +15,10 @@ const (
 	MaxAvatarLen    = 31 // name + separator + avatar fit 64 bytes
 	MaxRequestIDLen = 64
 	MaxBatch        = 1000 // items in one batch call
+	// MaxTierNameLen bounds a tier's display name (bytes of UTF-8). Names
+	// stay in the config and the API's league listing, not in Redis: 64
+	// bytes is room for a label in any script, and keeps a typo'd paste out.
+	MaxTierNameLen = 64
 )
 
 // profileSep separates name and avatar in a board's name hash.
