@@ -16,8 +16,9 @@ import (
 // Two edits to a live league's config would reinterpret what Redis already
 // holds, so Open refuses them, naming the fix:
 //
-//   - a new board size or tie-break packing (layout) would misread every
-//     packed score already on the boards and place joiners by another size;
+//   - a new board size or tie-break packing (layout: tie_break, and under
+//     first_reached tie_resolution) would misread every packed score
+//     already on the boards and place joiners by another size;
 //   - a removed tier would leave the players in it unreadable: every call
 //     for them fails, some after writing.
 //
@@ -106,7 +107,7 @@ func (e *Engine) checkLayout(ctx context.Context, lv *live) error {
 		lv.restored = time.Unix(sec, 0).UTC()
 	}
 	if got != want {
-		return fmt.Errorf("league %q: board_size or tie_break changed (Redis holds boards laid out as %q, the config says %q): "+
+		return fmt.Errorf("league %q: board_size, tie_break or tie_resolution changed (Redis holds boards laid out as %q, the config says %q): "+
 			"the scores on its boards would be misread; revert the change, or give the changed league a new id", lv.ID, got, want)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
@@ -42,8 +43,9 @@ func TestOpenRefusesConfigThatMisreadsRedis(t *testing.T) {
 			want string // "" opens
 		}{
 			{"same config", func(*league.League) {}, ""},
-			{"board size", func(l *league.League) { l.BoardSize = 20 }, "board_size or tie_break changed"},
-			{"tie break", func(l *league.League) { l.TieBreak = league.FirstReached }, "board_size or tie_break changed"},
+			{"board size", func(l *league.League) { l.BoardSize = 20 }, "board_size, tie_break or tie_resolution changed"},
+			{"tie break", func(l *league.League) { l.TieBreak = league.FirstReached }, "board_size, tie_break or tie_resolution changed"},
+			{"tie resolution under join_order", func(l *league.League) { l.TieResolution = 10 * time.Millisecond }, ""},
 			{"bronze removed", withTiers("silver", "gold"), "bronze: 1 players in period 20261116T000000Z"},
 			{"tiers reordered and added", withTiers("gold", "platinum", "silver", "bronze"), ""},
 		} {
@@ -58,6 +60,17 @@ func TestOpenRefusesConfigThatMisreadsRedis(t *testing.T) {
 		// The refused configs changed nothing: the player reads as before.
 		if s := f.score("a", 1); s.Score != 8 || s.Board.Tier != "bronze" {
 			t.Fatalf("after the refused configs: %+v, want bronze with 8", s)
+		}
+
+		// Under first_reached the tie resolution is part of the packing too.
+		firstReached := func(res time.Duration) func(*league.League) {
+			return func(l *league.League) { l.TieBreak = league.FirstReached; l.TieResolution = res }
+		}
+		g := newFixture(t, b, firstReached(time.Second))
+		_, err := league.Open(g.ctx, g.rdb, []*league.League{testLeague(t, firstReached(10*time.Millisecond))},
+			league.WithNamespace(g.ns), league.WithClock(g.clock.Now))
+		if want := "board_size, tie_break or tie_resolution changed"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("tie resolution under first_reached: Open: %v, want an error saying %q", err, want)
 		}
 	})
 }
