@@ -59,8 +59,17 @@ func NewHTTPServer(h http.Handler, log *slog.Logger) *HTTPServer {
 		WriteTimeout: WriteTimeout,
 		IdleTimeout:  IdleTimeout,
 		// The request line and headers must fit the read buffer.
-		ReadBufferSize:        MaxHeaderBytes,
-		MaxRequestBodySize:    MaxBody,
+		ReadBufferSize:     MaxHeaderBytes,
+		MaxRequestBodySize: MaxBody,
+		// A client that asks before sending a body too large is refused
+		// then, not told to go ahead and send it for nothing.
+		ExpectHandler: func(ctx *fasthttp.RequestCtx) int {
+			if ctx.Request.Header.ContentLength() > MaxBody {
+				writeTransportError(ctx, fasthttp.ErrBodyTooLarge)
+				return http.StatusRequestEntityTooLarge
+			}
+			return fasthttp.StatusContinue
+		},
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		CloseOnShutdown:       true,

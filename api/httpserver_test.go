@@ -87,6 +87,10 @@ func TestHTTPServerRefusesUnreadableRequests(t *testing.T) {
 		{"body over MaxBody", "POST /v1/leagues/weekly/scores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gameKey +
 			"\r\nContent-Type: application/json\r\nContent-Length: " + fmt.Sprint(len(tooBig)) + "\r\n\r\n" + tooBig,
 			413, "body: is over 1048576 bytes"},
+		// Refused on its headers, before the client is told to send the body.
+		{"100-continue over MaxBody", "POST /v1/leagues/weekly/scores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gameKey +
+			"\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2000000\r\n\r\n",
+			413, "body: is over 1048576 bytes"},
 		{"headers over MaxHeaderBytes", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("h", api.MaxHeaderBytes) + "\r\n\r\n",
 			431, "headers: the request line and headers are over 16384 bytes"},
 		{"not HTTP", "HELLO\r\nAuthorization: Bearer secret\r\n\r\n", 400, "request: not a well-formed HTTP/1.1 request"},

@@ -397,3 +397,21 @@ func TestPlayerIDsAddressedEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowNamesEveryMethodServed: a 405's Allow lists HEAD beside GET,
+// since the mux serves HEAD with GET's handler.
+func TestAllowNamesEveryMethodServed(t *testing.T) {
+	f := onMini(t)
+	for path, want := range map[string]string{
+		"/v1/leagues/weekly":      "GET, HEAD",
+		"/v1/leagues/weekly/join": "POST",
+	} {
+		if w := f.do("PUT", path, "", gameKey); w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != want {
+			t.Errorf("PUT %s: %d, Allow %q; want 405 with %q", path, w.Code, w.Header().Get("Allow"), want)
+		}
+	}
+	f.unchecked = true // HEAD is HTTP's, not a route of the API document
+	if w := f.do("HEAD", "/v1/leagues/weekly", "", gameKey); w.Code != http.StatusOK {
+		t.Errorf("HEAD of a GET route: %d, want 200", w.Code)
+	}
+}

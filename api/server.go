@@ -247,6 +247,9 @@ func (s *Server) unmatched(r *http.Request) (reply, error) {
 		probe := &http.Request{Method: m, URL: r.URL, Host: r.Host, Header: http.Header{}}
 		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {
 			allowed = append(allowed, m)
+			if m == http.MethodGet {
+				allowed = append(allowed, http.MethodHead) // the mux serves HEAD with GET's handler
+			}
 		}
 	}
 	if len(allowed) > 0 {
