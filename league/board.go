@@ -165,12 +165,12 @@ func (e *Engine) Standing(ctx context.Context, leagueID, player string) (Standin
 		return Standing{}, err
 	}
 	p, _ := e.current(lv)
-	ks, args := e.standingArgs(lv, player)
+	ks, args := e.standingArgs(lv, p, player)
 	reply, err := e.run(ctx, scripts.Standing, true, ks, args...).Slice()
 	if err != nil {
 		return Standing{}, internal("standing", err)
 	}
-	return e.standing(lv, p, player, reply)
+	return e.standing(ctx, lv, p, player, reply)
 }
 
 // Standings returns several players' standings in one round trip (a
@@ -196,7 +196,7 @@ func (e *Engine) Standings(ctx context.Context, leagueID string, players []strin
 	}
 	p, _ := e.current(lv)
 	cmds, err := e.pipeline(ctx, scripts.Standing, len(valid), func(j int) ([]string, []any) {
-		return e.standingArgs(lv, players[valid[j]])
+		return e.standingArgs(lv, p, players[valid[j]])
 	})
 	if err != nil {
 		return nil, nil, internal("standings", err)
@@ -207,18 +207,18 @@ func (e *Engine) Standings(ctx context.Context, leagueID string, players []strin
 			errs[i] = internal("standing", err)
 			continue
 		}
-		out[i], errs[i] = e.standing(lv, p, players[i], reply)
+		out[i], errs[i] = e.standing(ctx, lv, p, players[i], reply)
 	}
 	return out, errs, nil
 }
 
-func (e *Engine) standingArgs(lv *live, player string) ([]string, []any) {
+func (e *Engine) standingArgs(lv *live, p Period, player string) ([]string, []any) {
 	return []string{lv.keys.record(player), lv.keys.meta()},
-		[]any{player, lv.keys.prefix, lv.BoardSize, lv.epoch}
+		[]any{player, lv.keys.prefix, lv.BoardSize, lv.epoch, p.Start.Unix()}
 }
 
 // standing interprets a standing.lua reply.
-func (e *Engine) standing(lv *live, p Period, player string, reply []any) (Standing, error) {
+func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string, reply []any) (Standing, error) {
 	if len(reply) == 0 {
 		return Standing{}, Errorf(NotFound, "player %q has never joined league %q", player, lv.ID)
 	}
@@ -237,8 +237,14 @@ func (e *Engine) standing(lv *live, p Period, player string, reply []any) (Stand
 	}
 	s := Standing{League: lv.ID, Player: player, Period: p}
 	if rec.start != p.Start.Unix() {
-		// Not joined this period: the tier a join would give them.
-		tier, _ := e.resolve(lv, rec, look, reply[5].(int64), p)
+		// Not joined this period: the tier a join would give them, under
+		// the rules their period is decided under.
+		fp, _ := reply[6].(string)
+		ladder, err := e.ladderFor(ctx, lv, fp)
+		if err != nil {
+			return Standing{}, err
+		}
+		tier, _ := e.resolve(lv, ladder, rec, look, reply[5].(int64), p)
 		s.Tier = lv.Ladder.Tier(tier).ID
 		return s, nil
 	}

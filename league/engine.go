@@ -8,6 +8,7 @@ import (
 	"net"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +47,8 @@ type live struct {
 	epoch    string                    // the league's data generation at Open (stored.go)
 	restored time.Time                 // start of the period the last restore ran in; zero: none
 	lost     atomic.Bool               // a script found another epoch (lostError)
+	rulesFP  string                    // fingerprint of Ladder's rules, recorded in meta by Open
+	recorded sync.Map                  // fingerprint -> *tiers.Ladder: other processes' rules (ladderFor)
 	period   atomic.Pointer[[2]Period] // the current period and the one before
 }
 
@@ -160,7 +163,7 @@ func newEngine(ctx context.Context, rdb redis.UniversalClient, opts []Option) (*
 // newLive is league l as this engine keeps it, before Open or Restore fills
 // in its tier codes and epoch.
 func (e *Engine) newLive(l *League) *live {
-	return &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}}
+	return &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}, rulesFP: l.Ladder.Fingerprint()}
 }
 
 // loadScripts loads the scripts into every master (cluster) or the server.

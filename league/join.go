@@ -78,10 +78,10 @@ func (e *Engine) Join(ctx context.Context, leagueID string, req JoinRequest) (Pl
 		case scripts.Closed:
 			return Placement{}, Errorf(PeriodClosed, "period %s of league %q is closed for settlement", p.ID(), lv.ID)
 		case scripts.NeedTier:
-			if d, err = e.decideJoin(lv, p, reply); err != nil {
+			if d, err = e.decideJoin(ctx, lv, p, reply); err != nil {
 				return Placement{}, err
 			}
-		case scripts.Retry:
+		case scripts.Retry, scripts.OtherRules:
 			d = nil
 		case scripts.Lost:
 			return Placement{}, lv.lostError()
@@ -102,6 +102,7 @@ type decision struct {
 	from    string
 	earned  int64 // start of the period the rewards are from, 0 for none
 	rewards string
+	rules   string // fingerprint of the ladder rules the board was read under; "" if none was
 }
 
 func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req JoinRequest, d *decision) ([]any, error) {
@@ -116,10 +117,10 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 		req.Player, req.Name + profileSep + req.Avatar,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
 		lv.code[lv.entry], prev.Start.Unix(), decay,
-		"", "", "", "", lv.epoch,
+		"", "", "", "", lv.epoch, "",
 	}
 	if d != nil {
-		args[13], args[14] = d.tier, d.from
+		args[13], args[14], args[18] = d.tier, d.from, d.rules
 		if d.earned != 0 {
 			args[15], args[16] = d.earned, d.rewards
 		}
@@ -136,9 +137,12 @@ type lookup struct {
 	score      int64
 }
 
-// decideJoin turns a NeedTier reply {4, record, rank, size, score, settled}
-// into a decision.
-func (e *Engine) decideJoin(lv *live, p Period, reply []any) (*decision, error) {
+// decideJoin turns a NeedTier reply {4, record, rank, size, score, settled,
+// rules} into a decision, made under the rules the record's period is
+// decided under (ours when none are recorded yet: the script then records
+// them with the join, or has the join decide again if another process
+// recorded other rules first).
+func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, reply []any) (*decision, error) {
 	raw, _ := reply[1].(string)
 	rec, ok := decodeRecord(raw)
 	if !ok {
@@ -152,8 +156,19 @@ func (e *Engine) decideJoin(lv *live, p Period, reply []any) (*decision, error) 
 		}
 		look.score, _ = lv.Packing().Unpack(packed)
 	}
-	tier, reward := e.resolve(lv, rec, look, reply[5].(int64), p)
-	d := &decision{tier: lv.code[tier], from: raw}
+	ladder, fp := lv.Ladder, ""
+	if look.rank > 0 {
+		fp, _ = reply[6].(string)
+		var err error
+		if ladder, err = e.ladderFor(ctx, lv, fp); err != nil {
+			return nil, err
+		}
+		if fp == "" {
+			fp = lv.rulesFP
+		}
+	}
+	tier, reward := e.resolve(lv, ladder, rec, look, reply[5].(int64), p)
+	d := &decision{tier: lv.code[tier], from: raw, rules: fp}
 	if reward != nil {
 		js, err := json.Marshal(reward)
 		if err != nil {
@@ -167,9 +182,9 @@ func (e *Engine) decideJoin(lv *live, p Period, reply []any) (*decision, error) 
 // resolve decides the ladder index a player with this record joins period p
 // in, and the rewards of their record's period when settlement has not
 // applied it yet (so nobody delivered them). It is settlement's decision for
-// that player, made early: the same tiers.Ladder functions on the same
-// frozen board.
-func (e *Engine) resolve(lv *live, rec record, look lookup, settled int64, p Period) (int, *Reward) {
+// that player, made early: the same tiers.Ladder functions, under the same
+// rules (ladder, see decideJoin), on the same frozen board.
+func (e *Engine) resolve(lv *live, ladder *tiers.Ladder, rec record, look lookup, settled int64, p Period) (int, *Reward) {
 	played, known := lv.index[rec.tier]
 	if !known {
 		e.log.Warn("league: record has a tier code no tier has; placing in the entry tier",
@@ -186,10 +201,10 @@ func (e *Engine) resolve(lv *live, rec record, look lookup, settled int64, p Per
 	case settled >= rec.start:
 		// settled and not moved: stayed
 	case look.rank > 0:
-		z := lv.Ladder.Zone(played, look.rank, look.size, look.score)
-		tier = lv.Ladder.Next(played, z)
-		if items := lv.Ladder.Rewards(played, look.rank); items != nil {
-			reward = &Reward{Earned: rec.startTime(), Tier: lv.Ladder.Tier(played).ID, Rank: look.rank, Items: items}
+		z := ladder.Zone(played, look.rank, look.size, look.score)
+		tier = ladder.Next(played, z)
+		if items := ladder.Rewards(played, look.rank); items != nil {
+			reward = &Reward{Earned: rec.startTime(), Tier: ladder.Tier(played).ID, Rank: look.rank, Items: items}
 		}
 	default:
 		e.log.Warn("league: last period neither settled nor on Redis; keeping the player's tier",

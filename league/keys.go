@@ -11,9 +11,11 @@ import "strconv"
 //	<ns>:{L}:tiers          hash   tier id -> tier code (stable across config edits)
 //	<ns>:{L}:meta           hash   settled -> start of the last period whose tiers are applied;
 //	                               layout, epoch (stored.go); restoring while Restore runs;
-//	                               restored -> start of the period the last restore ran in
+//	                               restored -> start of the period the last restore ran in;
+//	                               ladder:<fp> -> ladder rules as JSON (tiers.Ladder.RulesJSON)
 //	<ns>:{L}:periods        zset   starts of periods with players not yet settled
-//	<ns>:{L}:c:<S>          hash   tier code -> players joined (the HINCRBY of placement); closed -> 1
+//	<ns>:{L}:c:<S>          hash   tier code -> players joined (the HINCRBY of placement); closed -> 1;
+//	                               ladder -> fingerprint of the rules the period is decided under
 //	<ns>:{L}:b:<S>:<t>:<n>  zset   a sub-board: player -> packed score (pack.go); listpack-sized
 //	<ns>:{L}:i:<S>:<t>:<n>  hash   the sub-board's names: player -> name \x1f avatar
 //	<ns>:{L}:k:<S>          hash   player -> rewards claimed by their join of period S (for retries)

@@ -19,7 +19,7 @@ func TestKeysMatchLua(t *testing.T) {
 	check := scripts.Source(`
 local r = rec_encode(tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
 local s, t, n, nx = rec_decode(r)
-return {board_key(ARGV[5], s, t, n), names_key(ARGV[5], s, t, n), r, s, t, n, nx}`)
+return {board_key(ARGV[5], s, t, n), names_key(ARGV[5], s, t, n), r, s, t, n, nx, counters_key(ARGV[5], s)}`)
 	tests := []record{
 		{start: 1763337600, tier: 3, n: 12, next: noTier},
 		{start: 4294967295, tier: 254, n: maxJoins, next: 0},
@@ -32,7 +32,7 @@ return {board_key(ARGV[5], s, t, n), names_key(ARGV[5], s, t, n), r, s, t, n, nx
 			t.Fatal(err)
 		}
 		want := []any{k.board(rec.start, rec.tier, rec.n), k.names(rec.start, rec.tier, rec.n),
-			rec.encode(), rec.start, int64(rec.tier), int64(rec.n), int64(rec.next)}
+			rec.encode(), rec.start, int64(rec.tier), int64(rec.n), int64(rec.next), k.counters(rec.start)}
 		for i := range want {
 			if got[i] != want[i] {
 				t.Errorf("%+v: element %d: Lua %q, Go %q", rec, i, got[i], want[i])

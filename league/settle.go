@@ -40,7 +40,7 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 		return nil, err
 	}
 	reply, err := scripts.Close.Run(ctx, e.rdb, []string{lv.keys.counters(p.Start.Unix()), lv.keys.meta()},
-		e.nowArg(), p.End.Unix(), lv.epoch).Slice()
+		e.nowArg(), p.End.Unix(), lv.epoch, lv.rulesFP).Slice()
 	if err != nil {
 		return nil, internal("close", err)
 	}
@@ -54,7 +54,7 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 	pop := Populations{}
 	for i := 0; i+1 < len(flat); i += 2 {
 		field, _ := flat[i].(string)
-		if field == "closed" {
+		if field == "closed" || field == "ladder" {
 			continue
 		}
 		code, err1 := strconv.Atoi(field)
@@ -70,6 +70,50 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 		pop[idx] = n
 	}
 	return pop, nil
+}
+
+// PeriodLadder returns the ladder a closed period is decided under: the
+// rules recorded with it by its first decision (Close, or a join deciding a
+// player's outcome early), which are this engine's own unless a process
+// with other rules (a replica mid-way through a config change) came first.
+// Settlement decides with it, so it agrees with every early join.
+func (e *Engine) PeriodLadder(ctx context.Context, leagueID string, p Period) (*tiers.Ladder, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := e.rdb.HGet(ctx, lv.keys.counters(p.Start.Unix()), "ladder").Result()
+	if err != nil && err != redis.Nil {
+		return nil, internal("period ladder", err)
+	}
+	return e.ladderFor(ctx, lv, fp)
+}
+
+// ladderFor returns the ladder whose rules have fingerprint fp ("" or this
+// engine's own: lv.Ladder), rebuilt from the rules Open recorded in the meta
+// hash and laid on this engine's tiers (tiers.Ladder.Recorded).
+func (e *Engine) ladderFor(ctx context.Context, lv *live, fp string) (*tiers.Ladder, error) {
+	if fp == "" || fp == lv.rulesFP {
+		return lv.Ladder, nil
+	}
+	if l, ok := lv.recorded.Load(fp); ok {
+		return l.(*tiers.Ladder), nil
+	}
+	rules, err := e.rdb.HGet(ctx, lv.keys.meta(), "ladder:"+fp).Result()
+	if err == redis.Nil {
+		return nil, Errorf(Internal, "league %q: a period is decided under ladder rules %s, which Redis does not hold", lv.ID, fp)
+	}
+	if err != nil {
+		return nil, internal("ladder rules", err)
+	}
+	l, err := lv.Ladder.Recorded(rules)
+	if err != nil {
+		return nil, Errorf(Internal, "league %q: a period is decided under ladder rules %s: %v", lv.ID, fp, err)
+	}
+	e.log.Warn("league: a period is decided under another process's ladder rules (replicas with different tier configs)",
+		"league", lv.ID, "rules", fp, "ours", lv.rulesFP)
+	lv.recorded.Store(fp, l)
+	return l, nil
 }
 
 // FinalBoard is one frozen sub-board: its tier (ladder index), number and

@@ -96,6 +96,9 @@ func (e *Engine) checkLayout(ctx context.Context, lv *live) error {
 	pipe := e.rdb.Pipeline()
 	pipe.HSetNX(ctx, lv.keys.meta(), "layout", want)
 	pipe.HSetNX(ctx, lv.keys.meta(), "epoch", newEpoch())
+	// The rules a period decided by this process is decided under, for the
+	// other processes that decide it too (ladderFor).
+	pipe.HSetNX(ctx, lv.keys.meta(), "ladder:"+lv.rulesFP, lv.Ladder.RulesJSON())
 	stored := pipe.HMGet(ctx, lv.keys.meta(), "layout", "epoch", "restored")
 	if _, err := pipe.Exec(ctx); err != nil {
 		return internal("layout", err)

@@ -147,21 +147,26 @@ func (s *Scheduler) settle(ctx context.Context, l *league.League, p league.Perio
 }
 
 // decide reads every frozen board of the period and decides each player's
-// outcome with the ladder's rules.
+// outcome under the rules the period is decided under (PeriodLadder: this
+// config's, unless a join on a replica with other rules decided first).
 func (s *Scheduler) decide(ctx context.Context, l *league.League, p league.Period, pop league.Populations) (*result, error) {
+	ladder, err := s.engine.PeriodLadder(ctx, l.ID, p)
+	if err != nil {
+		return nil, err
+	}
 	total := pop.Players()
 	res := &result{
 		rows:   make([]league.Outcome, 0, total),
-		counts: make([]league.TierCount, l.Ladder.Len()),
+		counts: make([]league.TierCount, ladder.Len()),
 	}
 	for i := range res.counts {
-		res.counts[i].Tier = l.Ladder.Tier(i).ID
+		res.counts[i].Tier = ladder.Tier(i).ID
 	}
-	err := s.engine.FinalBoards(ctx, l.ID, p, pop, func(b league.FinalBoard) error {
-		before := l.Ladder.Tier(b.Tier).ID
+	err = s.engine.FinalBoards(ctx, l.ID, p, pop, func(b league.FinalBoard) error {
+		before := ladder.Tier(b.Tier).ID
 		c := &res.counts[b.Tier]
-		for _, o := range l.Ladder.Settle(b.Tier, b.Players) {
-			after := l.Ladder.Tier(o.TierAfter).ID
+		for _, o := range ladder.Settle(b.Tier, b.Players) {
+			after := ladder.Tier(o.TierAfter).ID
 			res.rows = append(res.rows, league.Outcome{
 				Player: o.Player, TierBefore: before, TierAfter: after, Board: b.N, Rank: o.Rank, Score: o.Score,
 			})

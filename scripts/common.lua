@@ -29,6 +29,11 @@ local function board_key(prefix, s, t, b)
   return prefix .. 'b:' .. s .. ':' .. t .. ':' .. b
 end
 
+--- counters_key
+local function counters_key(prefix, s)
+  return prefix .. 'c:' .. s
+end
+
 --- names_key
 local function names_key(prefix, s, t, b)
   return prefix .. 'i:' .. s .. ':' .. t .. ':' .. b

@@ -22,6 +22,8 @@
 -- ARGV[16] -> with ARGV[14]: start of the period whose rewards the caller computed, or ''
 -- ARGV[17] -> with ARGV[16]: those rewards as JSON
 -- ARGV[18] -> the epoch the caller opened the league at
+-- ARGV[19] -> with ARGV[14]: the fingerprint of the ladder rules the caller decided the
+--             record's period under, or '' when no rule decided it
 --
 -- Returns one of
 --   {0, tier, n, rewards}  joined now: tier code, join number, rewards delivered
@@ -29,16 +31,20 @@
 --   {1, tier, n, rewards}  joined earlier this period: the first placement and rewards
 --   {2, now}               Q is not the period at Redis's now (ms): recompute and retry
 --   {3}                    Q is closed for settlement
---   {4, record, rank, size, score, settled}
+--   {4, record, rank, size, score, settled, rules}
 --                          the caller must decide the tier (settlement has not reached
 --                          the player's last period, or decay applies): rank, size and
---                          packed score on that period's board (rank -1 if it is gone)
+--                          packed score on that period's board (rank -1 if it is gone),
+--                          and the fingerprint of the rules that period is decided
+--                          under ('' while no decision recorded one)
 --   {5}                    the record changed while the caller decided: retry
 --   {9}                    the tier has placed 2^24-1 players this period
+--   {12}                   the record's period is decided under other rules than
+--                          ARGV[19] (recorded since the caller asked): decide again
 --   {11}                   the league's epoch is not ARGV[18]: Redis lost the data the
 --                          caller opened (or a restore replaced it); nothing written
 --
--- uses: NO_TIER rec_decode rec_encode board_key names_key now_ms tie_bits
+-- uses: NO_TIER rec_decode rec_encode board_key names_key counters_key now_ms tie_bits
 
 local now = now_ms(ARGV[1])
 local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -74,6 +80,17 @@ if ARGV[14] ~= '' then
   if (rec or '') ~= ARGV[15] then
     return {5}
   end
+  if ARGV[19] ~= '' then
+    -- The first decision of a period records the rules it used; settlement
+    -- and every later join decide that period under them too.
+    local ck = counters_key(prefix, rec_decode(rec))
+    local rules = redis.call('HGET', ck, 'ladder')
+    if not rules and redis.call('EXISTS', ck) == 1 then
+      redis.call('HSET', ck, 'ladder', ARGV[19])
+    elseif rules and rules ~= ARGV[19] then
+      return {12}
+    end
+  end
   tier = tonumber(ARGV[14])
 elseif not rec then
   tier = tonumber(ARGV[11])
@@ -87,9 +104,10 @@ else
     local bk = board_key(prefix, s, t, math.ceil(n / size))
     local rank = redis.call('ZREVRANK', bk, player)
     if rank then
-      return {4, rec, rank + 1, redis.call('ZCARD', bk), redis.call('ZSCORE', bk, player), settled}
+      return {4, rec, rank + 1, redis.call('ZCARD', bk), redis.call('ZSCORE', bk, player), settled,
+        redis.call('HGET', counters_key(prefix, s), 'ladder') or ''}
     end
-    return {4, rec, -1, 0, '', settled}
+    return {4, rec, -1, 0, '', settled, ''}
   end
 end
 

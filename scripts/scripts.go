@@ -123,6 +123,7 @@ const (
 	Full        Status = 9  // join: the tier's join counter is exhausted
 	NotEnded    Status = 10 // close: the period has not ended
 	Lost        Status = 11 // join: the league's data in Redis is not the data this process opened
+	OtherRules  Status = 12 // join: the record's period is decided under other ladder rules
 )
 
 // Load loads every script into the server's script cache, so pipelines of

@@ -1,0 +1,97 @@
+package scheduler_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+// TestPeriodDecidedUnderOneLadder: two replicas with different ladder rules
+// (a config change rolled out one replica at a time) decide each period
+// under one set of rules, the first decider's: the settlement agrees with
+// every join that decided a player's outcome early from the frozen board,
+// and every reward a join delivered is one the store recorded.
+func TestPeriodDecidedUnderOneLadder(t *testing.T) {
+	forEachStore(t, func(t *testing.T, k storeKind) {
+		f := newFixture(t, k, 10)
+		// Replica b: bronze promotes half of each board and rewards ranks 1-10.
+		ts := f.league.Ladder.Tiers()
+		ts[0].Promote = 5000
+		ts[0].Rewards = []tiers.Band{{From: 1, To: 10, Items: []tiers.Item{{ID: "coins", Qty: 7}}}}
+		rules, err := tiers.NewLadder(ts)
+		testsvc.Must(t, err, "NewLadder")
+		bl := &league.League{ID: "weekly", BoardSize: 10, Schedule: f.league.Schedule, Ladder: rules}
+		testsvc.Must(t, bl.Init(), "Init")
+		b, err := league.Open(f.ctx, f.rdb, []*league.League{bl}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+		testsvc.Must(t, err, "Open replica b")
+
+		week1 := f.period()
+		played := f.play("p", 40) // four bronze boards
+		joinAll := func() map[string]league.Placement {
+			out := map[string]league.Placement{}
+			for id := range played {
+				pl, err := b.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id})
+				testsvc.Must(t, err, "join %s through b", id)
+				out[id] = pl
+			}
+			return out
+		}
+
+		// Week 1: b's joins decide first, then a's scheduler settles.
+		f.clock.After(week1.End)
+		placed := joinAll()
+		st := f.settleNow(f.scheduler())
+		if got := st.Tiers[0].Promoted; got <= 8 {
+			t.Errorf("week 1 promoted %d from bronze, want b's half of each board (a's 20%% is 8)", got)
+		}
+		agree(t, f, week1, placed)
+
+		// Week 2: a's settlement closes the period first; b's joins follow a.
+		week2 := f.period()
+		for id := range placed {
+			_, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: id, Value: int64(len(id) + int(id[4]-'0'))})
+			testsvc.Must(t, err, "score")
+		}
+		f.clock.After(week2.End)
+		st = f.settleNow(f.scheduler())
+		if bronze := st.Tiers[0]; bronze.Promoted*5 > bronze.Players {
+			t.Errorf("week 2 promoted %d of %d from bronze, over a's 20%%", bronze.Promoted, bronze.Players)
+		}
+		agree(t, f, week2, joinAll())
+	})
+}
+
+// agree checks every placement's tier against the tier the store says the
+// period p gave the player, and the rewards the join delivered for p
+// against the rewards the store recorded.
+func agree(t *testing.T, f *fixture, p league.Period, placed map[string]league.Placement) {
+	t.Helper()
+	for id, pl := range placed {
+		prof, err := f.store.Profile(f.ctx, "weekly", id, 10)
+		testsvc.Must(t, err, "Profile %s", id)
+		var h *league.HistoryEntry
+		for i := range prof.History {
+			if prof.History[i].Period.Equal(p.Start) {
+				h = &prof.History[i]
+			}
+		}
+		if h == nil {
+			t.Fatalf("%s: no history of %s", id, p.ID())
+		}
+		var delivered []tiers.Item
+		for _, r := range pl.Rewards {
+			if r.Earned.Equal(p.Start) {
+				delivered = r.Items
+			}
+		}
+		if pl.Tier != h.TierAfter || !reflect.DeepEqual(delivered, h.Rewards) {
+			t.Errorf("%s in %s: joined %s with %v; the store says %s with %v", id, p.ID(), pl.Tier, delivered, h.TierAfter, h.Rewards)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+}
