@@ -16,6 +16,7 @@ import (
 // SQLSTATE codes the store tells apart.
 const (
 	uniqueViolation = "23505"
+	undefinedTable  = "42P01"
 )
 
 // storeError translates an error of pgx into the league's codes, once, for
@@ -36,6 +37,10 @@ func storeError(op string, err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == uniqueViolation {
 		return &league.Error{Code: league.Conflict, Message: op + ": already recorded", Err: err}
+	}
+	if errors.As(err, &pe) && pe.Code == undefinedTable {
+		return &league.Error{Code: league.Unavailable, Err: err, Message: op + ": the database has no league tables (" + pe.Message +
+			"): run leaguectl migrate, or start leagued, which migrates"}
 	}
 	if unavailable(err) {
 		return &league.Error{Code: league.Unavailable, Message: op + ": postgres unavailable", Err: err}

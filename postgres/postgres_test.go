@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,5 +82,16 @@ func TestContextDeadlineIsUnavailable(t *testing.T) {
 	_, err := s.Settlements(ctx, "l", 1)
 	if got := league.ErrorCode(err); got != league.Unavailable {
 		t.Fatalf("Settlements past the deadline: got %s (%v), want %s", got, err, league.Unavailable)
+	}
+}
+
+// TestUnmigratedSchemaSaysSo: a database leagued never migrated gets an
+// error naming the fix, not a bare "relation does not exist".
+func TestUnmigratedSchemaSaysSo(t *testing.T) {
+	_, url := testsvc.Postgres(t)
+	s := open(t, url)
+	_, err := s.Settlements(context.Background(), "weekly", 1)
+	if league.ErrorCode(err) != league.Unavailable || !strings.Contains(err.Error(), "run leaguectl migrate") {
+		t.Fatalf("Settlements on an unmigrated schema: %v", err)
 	}
 }

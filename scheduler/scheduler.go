@@ -170,7 +170,13 @@ func (s *Scheduler) loop(id string) {
 		if err := s.catchUp(context.Background(), id); err != nil {
 			backoff = nextBackoff(backoff, err)
 			notBefore = time.Now().Add(backoff)
-			if !errors.Is(err, errStopped) && !errors.Is(err, league.ErrNotEnded) {
+			switch {
+			case errors.Is(err, errStopped), errors.Is(err, league.ErrNotEnded):
+			case errors.Is(err, ErrBusy):
+				// Another replica holds the lease: the normal case with
+				// several replicas, not a problem to alert on.
+				s.log.Debug("settlement under way in another process; checking again", "league", id, "in", backoff)
+			default:
 				s.log.Warn("settlement did not complete; retrying", "league", id, "in", backoff, "err", err)
 			}
 			continue
