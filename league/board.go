@@ -165,7 +165,7 @@ func (e *Engine) Standing(ctx context.Context, leagueID, player string) (Standin
 		return Standing{}, err
 	}
 	p, _ := e.current(lv)
-	ks, args := e.standingArgs(lv, p, player)
+	ks, args := e.standingArgs(lv, player)
 	reply, err := e.run(ctx, scripts.Standing, true, ks, args...).Slice()
 	if err != nil {
 		return Standing{}, internal("standing", err)
@@ -196,7 +196,7 @@ func (e *Engine) Standings(ctx context.Context, leagueID string, players []strin
 	}
 	p, _ := e.current(lv)
 	cmds, err := e.pipeline(ctx, scripts.Standing, len(valid), func(j int) ([]string, []any) {
-		return e.standingArgs(lv, p, players[valid[j]])
+		return e.standingArgs(lv, players[valid[j]])
 	})
 	if err != nil {
 		return nil, nil, internal("standings", err)
@@ -212,9 +212,9 @@ func (e *Engine) Standings(ctx context.Context, leagueID string, players []strin
 	return out, errs, nil
 }
 
-func (e *Engine) standingArgs(lv *live, p Period, player string) ([]string, []any) {
+func (e *Engine) standingArgs(lv *live, player string) ([]string, []any) {
 	return []string{lv.keys.record(player), lv.keys.meta()},
-		[]any{player, lv.keys.prefix, lv.BoardSize, lv.epoch, p.Start.Unix()}
+		[]any{player, lv.keys.prefix, lv.BoardSize, lv.epoch}
 }
 
 // standing interprets a standing.lua reply.
@@ -238,13 +238,16 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 	s := Standing{League: lv.ID, Player: player, Period: p}
 	if rec.start != p.Start.Unix() {
 		// Not joined this period: the tier a join would give them, under
-		// the rules their period is decided under.
-		fp, _ := reply[6].(string)
-		ladder, err := e.ladderFor(ctx, lv, fp)
-		if err != nil {
-			return Standing{}, err
+		// the rules their period is decided under if it is not settled.
+		settled := reply[5].(int64)
+		ladder := lv.Ladder
+		if look.rank > 0 && settled < rec.start {
+			var err error
+			if ladder, err = e.periodLadder(ctx, lv, rec.start); err != nil {
+				return Standing{}, err
+			}
 		}
-		tier, _ := e.resolve(lv, ladder, rec, look, reply[5].(int64), p)
+		tier, _ := e.resolve(lv, ladder, rec, look, settled, p)
 		s.Tier = lv.Ladder.Tier(tier).ID
 		return s, nil
 	}

@@ -41,15 +41,16 @@ type Engine struct {
 // live is a league plus what the engine keeps for it at run time.
 type live struct {
 	*League
-	keys     keys
-	code     []int                     // ladder index -> tier code in Redis
-	index    map[int]int               // tier code -> ladder index
-	epoch    string                    // the league's data generation at Open (stored.go)
-	restored time.Time                 // start of the period the last restore ran in; zero: none
-	lost     atomic.Bool               // a script found another epoch (lostError)
-	rulesFP  string                    // fingerprint of Ladder's rules, recorded in meta by Open
-	recorded sync.Map                  // fingerprint -> *tiers.Ladder: other processes' rules (ladderFor)
-	period   atomic.Pointer[[2]Period] // the current period and the one before
+	keys        keys
+	code        []int                     // ladder index -> tier code in Redis
+	index       map[int]int               // tier code -> ladder index
+	epoch       string                    // the league's data generation at Open (stored.go)
+	restored    time.Time                 // start of the period the last restore ran in; zero: none
+	lost        atomic.Bool               // a script found another epoch (lostError)
+	rulesFP     string                    // fingerprint of Ladder's rules, recorded in meta by Open
+	recorded    sync.Map                  // fingerprint -> *tiers.Ladder: other processes' rules (ladderFor)
+	periodRules sync.Map                  // period start -> fingerprint of the rules it is decided under
+	period      atomic.Pointer[[2]Period] // the current period and the one before
 }
 
 // Option configures an Engine.

@@ -82,9 +82,22 @@ func (e *Engine) PeriodLadder(ctx context.Context, leagueID string, p Period) (*
 	if err != nil {
 		return nil, err
 	}
-	fp, err := e.rdb.HGet(ctx, lv.keys.counters(p.Start.Unix()), "ladder").Result()
+	return e.periodLadder(ctx, lv, p.Start.Unix())
+}
+
+// periodLadder is PeriodLadder of the period starting at start. A period's
+// recorded rules never change, so they are asked of Redis only until some
+// decision has recorded them.
+func (e *Engine) periodLadder(ctx context.Context, lv *live, start int64) (*tiers.Ladder, error) {
+	if fp, ok := lv.periodRules.Load(start); ok {
+		return e.ladderFor(ctx, lv, fp.(string))
+	}
+	fp, err := e.rdb.HGet(ctx, lv.keys.counters(start), "ladder").Result()
 	if err != nil && err != redis.Nil {
 		return nil, internal("period ladder", err)
+	}
+	if fp != "" {
+		lv.periodRules.Store(start, fp)
 	}
 	return e.ladderFor(ctx, lv, fp)
 }

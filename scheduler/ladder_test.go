@@ -56,11 +56,27 @@ func TestPeriodDecidedUnderOneLadder(t *testing.T) {
 			testsvc.Must(t, err, "score")
 		}
 		f.clock.After(week2.End)
+		_, err = f.engine.Close(f.ctx, "weekly", week2)
+		testsvc.Must(t, err, "Close")
+		// Between the close and the settlement b predicts, under a's rules,
+		// the tier each player's next join will give.
+		predicted := map[string]league.Placement{}
+		for id := range placed {
+			s, err := b.Standing(f.ctx, "weekly", id)
+			testsvc.Must(t, err, "Standing")
+			predicted[id] = league.Placement{Tier: s.Tier}
+		}
 		st = f.settleNow(f.scheduler())
 		if bronze := st.Tiers[0]; bronze.Promoted*5 > bronze.Players {
 			t.Errorf("week 2 promoted %d of %d from bronze, over a's 20%%", bronze.Promoted, bronze.Players)
 		}
-		agree(t, f, week2, joinAll())
+		joined := joinAll()
+		agree(t, f, week2, joined)
+		for id, pl := range joined {
+			if predicted[id].Tier != pl.Tier {
+				t.Errorf("%s: b's standing predicted %s, the join gave %s", id, predicted[id].Tier, pl.Tier)
+			}
+		}
 	})
 }
 

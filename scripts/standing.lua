@@ -6,23 +6,20 @@
 -- ARGV[2] -> key prefix <ns>:{L}:
 -- ARGV[3] -> board size
 -- ARGV[4] -> the epoch the caller opened the league at
--- ARGV[5] -> the current period's start (Unix s)
 --
 -- Returns
 --   {11}                                     the league's epoch is not ARGV[4]: the caller's
 --                                            tier codes may be stale
 --   {}                                       no record: the player never joined
---   {record, rank, size, score, above, settled, rules}
+--   {record, rank, size, score, above, settled}
 --                                            the player's record and, on the board of the
 --                                            record's period (which may be an earlier one),
 --                                            their 1-based rank, the board size, their packed
 --                                            score and the packed score of the player just
 --                                            above ('' at rank 1); rank -1 if the board is gone;
---                                            the 'settled' mark; and for an earlier period not
---                                            settled yet, the fingerprint of the ladder rules
---                                            it is decided under ('' if none recorded)
+--                                            and the 'settled' mark
 --
--- uses: rec_decode board_key counters_key
+-- uses: rec_decode board_key
 
 if redis.call('HGET', KEYS[2], 'epoch') ~= ARGV[4] then
   return {11}
@@ -37,14 +34,10 @@ local s, t, n = rec_decode(rec)
 local bk = board_key(ARGV[2], s, t, math.ceil(n / tonumber(ARGV[3])))
 local rank = redis.call('ZREVRANK', bk, player)
 if not rank then
-  return {rec, -1, 0, '', '', settled, ''}
+  return {rec, -1, 0, '', '', settled}
 end
 local above = ''
 if rank > 0 then
   above = redis.call('ZREVRANGE', bk, rank - 1, rank - 1, 'WITHSCORES')[2]
 end
-local rules = ''
-if s ~= tonumber(ARGV[5]) and settled < s then
-  rules = redis.call('HGET', counters_key(ARGV[2], s), 'ladder') or ''
-end
-return {rec, rank + 1, redis.call('ZCARD', bk), redis.call('ZSCORE', bk, player), above, settled, rules}
+return {rec, rank + 1, redis.call('ZCARD', bk), redis.call('ZSCORE', bk, player), above, settled}
