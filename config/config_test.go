@@ -109,7 +109,7 @@ func TestParseRejects(t *testing.T) {
 		{"tier name of 65 bytes", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, name: "+strings.Repeat("é", 32)+"x, demote: 0.2}", 1), `tiers[1] (high).name: is 65 bytes, at most 64`},
 		{"tier name of 300 bytes", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, name: "+strings.Repeat("x", 300)+", demote: 0.2}", 1), `tiers[1] (high).name: is 300 bytes, at most 64`},
 		{"tier name empty", strings.Replace(good, "{id: high, demote: 0.2}", `{id: high, name: "", demote: 0.2}`, 1), `league "lg": tiers[1] (high).name: must not be empty`},
-		{"tier name of spaces", strings.Replace(good, "{id: high, demote: 0.2}", `{id: high, name: "   ", demote: 0.2}`, 1), `league "lg": tiers[1] (high).name: must not be empty or only spaces`},
+		{"tier name of spaces", strings.Replace(good, "{id: high, demote: 0.2}", `{id: high, name: "   ", demote: 0.2}`, 1), `league "lg": tiers[1] (high).name: must show at least one visible character`},
 		{"namespace with a newline", "redis: {namespace: \"lg\\nx\"}\n" + good, `redis.namespace: "lg\nx": byte 2 ("\n") is not printable ASCII without spaces, braces or colons`},
 		{"namespace of 5000 bytes", "redis: {namespace: " + strings.Repeat("n", 5000) + "}\n" + good, "redis.namespace: is 5000 bytes, at most 64"},
 		{"namespace empty", "redis: {namespace: ''}\n" + good, `redis.namespace: must not be empty (leave it out for "league")`},
