@@ -1,0 +1,88 @@
+package league_test
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+// TestJoinDecidesAgainUnderRulesRecordedMeanwhile: a join that decided a
+// returning player's tier under its own rules, while another process
+// recorded other rules for that period between the join's two round trips,
+// is refused by join.lua and decides again under the recorded rules.
+func TestJoinDecidesAgainUnderRulesRecordedMeanwhile(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b)
+		week := f.period()
+		for i := 0; i < 10; i++ {
+			id := "p" + strconv.Itoa(i)
+			f.join(id)
+			f.score(id, int64(100-i))
+		}
+		// The other process's rules promote every bronze player.
+		ts := f.league.Ladder.Tiers()
+		ts[0].Promote, ts[0].MinPromoteScore = tiers.RatioScale, 0
+		other, err := tiers.NewLadder(ts)
+		testsvc.Must(t, err, "NewLadder")
+		_, err = league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(l *league.League) { l.Ladder = other })},
+			league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+		testsvc.Must(t, err, "Open the other process")
+
+		// This engine's client records the other rules just before the
+		// join's second round trip (the one carrying its decision) runs.
+		counters := f.ns + ":{weekly}:c:" + strconv.FormatInt(week.Start.Unix(), 10)
+		hooked := redis.NewClient(f.rdb.Options())
+		t.Cleanup(func() { hooked.Close() })
+		var fired atomic.Bool
+		hooked.AddHook(recordBefore{decision: func(cmd redis.Cmder) bool {
+			args := cmd.Args() // evalsha, sha, 7 keys, then ARGV: ARGV[14] is the decided tier
+			return len(args) == 3+7+19 && args[0] == "evalsha" && args[3+7+13] != ""
+		}, run: func(ctx context.Context) {
+			if !fired.Swap(true) {
+				f.rdb.HSet(ctx, counters, "ladder", other.Fingerprint())
+			}
+		}})
+		e, err := league.Open(f.ctx, hooked, []*league.League{f.league}, league.WithNamespace(f.ns),
+			league.WithClock(f.clock.Now), league.WithSharedRoundTrips(0))
+		testsvc.Must(t, err, "Open")
+
+		f.clock.After(week.End)
+		p, err := e.Join(f.ctx, "weekly", league.JoinRequest{Player: "p9", Name: "p9"})
+		testsvc.Must(t, err, "Join")
+		if !fired.Load() || p.Tier != "silver" {
+			t.Fatalf("p9 (rank 10) joined %s (rules recorded meanwhile: %v); the recorded rules promote the whole board", p.Tier, fired.Load())
+		}
+		if got := f.rdb.HGet(f.ctx, counters, "ladder").Val(); got != other.Fingerprint() {
+			t.Errorf("the period's rules: %q, want the other process's %q", got, other.Fingerprint())
+		}
+	})
+}
+
+// recordBefore is a go-redis hook that runs run before any command for
+// which decision says so.
+type recordBefore struct {
+	decision func(redis.Cmder) bool
+	run      func(context.Context)
+}
+
+func (h recordBefore) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h recordBefore) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if h.decision(cmd) {
+			h.run(ctx)
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (h recordBefore) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
