@@ -253,7 +253,8 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 	}
 	idx, ok := lv.index[rec.tier]
 	if !ok {
-		return Standing{}, internal("standing", fmt.Errorf("unknown tier code %d", rec.tier))
+		tier, _ := e.tierID(ctx, lv, rec.tier)
+		return Standing{}, lv.unknownTier(player, tier)
 	}
 	board, _ := placement(rec.n, lv.BoardSize)
 	s.Joined, s.Tier = true, lv.Ladder.Tier(idx).ID

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -257,6 +258,31 @@ func (e *Engine) live(id string) (*live, error) {
 		return nil, Errorf(NotFound, "unknown league %q", excerpt.Of(id))
 	}
 	return lv, nil
+}
+
+// tierID names a tier code this engine may not know: its own tiers', or,
+// for a tier another process's newer config added (Redis's tiers hash has
+// it), that tier's id; ok is false for a tier this config does not have.
+func (e *Engine) tierID(ctx context.Context, lv *live, code int) (id string, ok bool) {
+	if idx, known := lv.index[code]; known {
+		return lv.Ladder.Tier(idx).ID, true
+	}
+	all, _ := e.rdb.HGetAll(ctx, lv.keys.tiers()).Result()
+	for tid, c := range all {
+		if c == strconv.Itoa(code) {
+			return tid, false
+		}
+	}
+	return "code " + strconv.Itoa(code), false
+}
+
+// unknownTier is the error of a player in a tier this process's config does
+// not have: another process runs a config that added it. What the script
+// wrote stands (a retry elsewhere replays it); this process must be
+// restarted with the new config.
+func (lv *live) unknownTier(player, tier string) error {
+	return Errorf(Unavailable, "league %q: player %q plays in tier %q, which this process's config does not have "+
+		"(a config adding it is rolling out): restart this process with it, or retry on one that has it", lv.ID, player, tier)
 }
 
 // now is the engine's best idea of Redis's time.

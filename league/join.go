@@ -71,7 +71,7 @@ func (e *Engine) Join(ctx context.Context, leagueID string, req JoinRequest) (Pl
 		}
 		switch scripts.Status(reply[0].(int64)) {
 		case scripts.OK, scripts.Existing:
-			return e.placement(lv, p, req.Player, reply)
+			return e.placement(ctx, lv, p, req.Player, reply)
 		case scripts.WrongPeriod:
 			p, prev = e.redisSaid(lv, reply[1].(int64))
 			d = nil
@@ -226,13 +226,15 @@ func (e *Engine) resolve(lv *live, ladder *tiers.Ladder, rec record, look lookup
 }
 
 // placement builds the result of a {0|1, tier, n, rewards} reply.
-func (e *Engine) placement(lv *live, p Period, player string, reply []any) (Placement, error) {
-	idx, ok := lv.index[int(reply[1].(int64))]
-	if !ok {
-		return Placement{}, internal("join", fmt.Errorf("unknown tier code %v", reply[1]))
+// The join stands even in a tier this process's config lacks (another
+// process's newer config added it): the reply names it from Redis.
+func (e *Engine) placement(ctx context.Context, lv *live, p Period, player string, reply []any) (Placement, error) {
+	tier, known := e.tierID(ctx, lv, int(reply[1].(int64)))
+	if !known {
+		e.log.Warn("league: a join placed a player in a tier this config lacks; restart with the config that has it",
+			"league", lv.ID, "tier", tier)
 	}
 	board, slot := placement(int(reply[2].(int64)), lv.BoardSize)
-	tier := lv.Ladder.Tier(idx).ID
 	rewards, err := parseDelivered(reply[3].(string))
 	if err != nil {
 		return Placement{}, internal("join", err)

@@ -2,6 +2,7 @@ package league_test
 
 import (
 	"context"
+	"reflect"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -85,4 +86,71 @@ func (h recordBefore) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 func (h recordBefore) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
+}
+
+// TestTierAddedByAnotherProcess: a process whose config lacks a tier that
+// another process's newer config added (a rollout under way) never answers
+// 500 and never decides what it cannot: a join of a player in that tier
+// stands and names it, score writes and standings of such a player are
+// unavailable (what was written stands; a retry elsewhere replays it), and
+// it neither decides nor closes a period under rules its tiers cannot carry.
+func TestTierAddedByAnotherProcess(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b)
+		week := f.period()
+		for i := 0; i < 10; i++ {
+			id := "p" + strconv.Itoa(i)
+			f.join(id)
+			f.score(id, int64(100-i))
+		}
+		// The newer config: master above gold, gold promotes into it, and
+		// newcomers enter it (to get a player there in one step).
+		ts := f.league.Ladder.Tiers()
+		ts[2].Promote = 2000
+		ts = append(ts, tiers.Tier{ID: "master", Demote: 3000})
+		taller, err := tiers.NewLadder(ts)
+		testsvc.Must(t, err, "NewLadder")
+		newer, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(l *league.League) {
+			l.Ladder, l.EntryTier = taller, "master"
+		})}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+		testsvc.Must(t, err, "Open the newer process")
+
+		// A player the newer process placed in master, seen by the older.
+		_, err = newer.Join(f.ctx, "weekly", league.JoinRequest{Player: "m1", Name: "m1"})
+		testsvc.Must(t, err, "newer join")
+		p, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "m1", Name: "m1"})
+		if err != nil || p.Tier != "master" || !p.Rejoined {
+			t.Fatalf("older process's join of a master player: %+v, %v", p, err)
+		}
+		_, err = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "m1", Value: 5, RequestID: "m1-a"})
+		if league.ErrorCode(err) != league.Unavailable {
+			t.Errorf("older process's score write for a master player: %v, want unavailable", err)
+		}
+		if r, err := newer.Score(f.ctx, "weekly", league.ScoreWrite{Player: "m1", Value: 5, RequestID: "m1-a"}); err != nil || !r.Replayed || r.Score != 5 {
+			t.Errorf("the retry on the newer process: %+v, %v; want the write replayed once", r, err)
+		}
+		if _, err := f.engine.Standing(f.ctx, "weekly", "m1"); league.ErrorCode(err) != league.Unavailable {
+			t.Errorf("older process's standing of a master player: %v, want unavailable", err)
+		}
+
+		f.clock.After(week.End)
+		counters := f.ns + ":{weekly}:c:" + strconv.FormatInt(week.Start.Unix(), 10)
+		if _, err := f.engine.Close(f.ctx, "weekly", week); league.ErrorCode(err) != league.Unavailable {
+			t.Fatalf("older process's close of a period with master players: %v, want unavailable", err)
+		}
+		if f.rdb.HExists(f.ctx, counters, "ladder").Val() || f.rdb.HExists(f.ctx, counters, "closed").Val() {
+			t.Fatalf("the refused close recorded its rules or closed the period")
+		}
+		// The newer process decides the period first; the older cannot
+		// decide under its rules and refuses without writing.
+		_, err = newer.Join(f.ctx, "weekly", league.JoinRequest{Player: "p0", Name: "p0"})
+		testsvc.Must(t, err, "newer join of a returning player")
+		before := f.dump()
+		if _, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "p1", Name: "p1"}); league.ErrorCode(err) != league.Unavailable {
+			t.Errorf("older process's join under rules it cannot carry: %v, want unavailable", err)
+		}
+		if after := f.dump(); !reflect.DeepEqual(before, after) {
+			t.Errorf("the refused join wrote to Redis")
+		}
+	})
 }

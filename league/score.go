@@ -52,7 +52,7 @@ func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (Scor
 		if err != nil {
 			return ScoreResult{}, internal("score", err)
 		}
-		res, retryAt, err := e.scoreResult(lv, p, w, reply)
+		res, retryAt, err := e.scoreResult(ctx, lv, p, w, reply)
 		if retryAt == 0 {
 			return res, err
 		}
@@ -89,7 +89,7 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 
 // scoreResult interprets a score.lua reply. retryAt is Redis's clock when the
 // write went to the wrong period and must be retried.
-func (e *Engine) scoreResult(lv *live, p Period, w ScoreWrite, reply []any) (res ScoreResult, retryAt int64, err error) {
+func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWrite, reply []any) (res ScoreResult, retryAt int64, err error) {
 	switch scripts.Status(reply[0].(int64)) {
 	case scripts.OK, scripts.Existing:
 		raw, _ := reply[1].(string)
@@ -105,7 +105,8 @@ func (e *Engine) scoreResult(lv *live, p Period, w ScoreWrite, reply []any) (res
 		}
 		idx, ok := lv.index[rec.tier]
 		if !ok {
-			return res, 0, internal("score", fmt.Errorf("unknown tier code %d", rec.tier))
+			tier, _ := e.tierID(ctx, lv, rec.tier)
+			return res, 0, lv.unknownTier(w.Player, tier)
 		}
 		tier := lv.Ladder.Tier(idx).ID
 		board, _ := placement(rec.n, lv.BoardSize)
@@ -172,7 +173,7 @@ func (e *Engine) ScoreBatch(ctx context.Context, leagueID string, writes []Score
 				continue
 			}
 			var at int64
-			results[i], at, errs[i] = e.scoreResult(lv, p, writes[i], reply)
+			results[i], at, errs[i] = e.scoreResult(ctx, lv, p, writes[i], reply)
 			if at != 0 {
 				again, retryAt = append(again, i), at
 			}

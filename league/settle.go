@@ -39,6 +39,13 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 	if err != nil {
 		return nil, err
 	}
+	// Tiers this config lacks are refused before close.lua records this
+	// process's rules as the period's: a process that cannot settle the
+	// period must not decide the rules it is settled under. (After the end
+	// no join adds a tier to the counters.)
+	if err := e.checkKnownTiers(ctx, lv, p); err != nil {
+		return nil, err
+	}
 	reply, err := scripts.Close.Run(ctx, e.rdb, []string{lv.keys.counters(p.Start.Unix()), lv.keys.meta()},
 		e.nowArg(), p.End.Unix(), lv.epoch, lv.rulesFP).Slice()
 	if err != nil {
@@ -70,6 +77,25 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 		pop[idx] = n
 	}
 	return pop, nil
+}
+
+// checkKnownTiers refuses a period holding players in a tier this config
+// does not have.
+func (e *Engine) checkKnownTiers(ctx context.Context, lv *live, p Period) error {
+	fields, err := e.rdb.HKeys(ctx, lv.keys.counters(p.Start.Unix())).Result()
+	if err != nil {
+		return internal("close", err)
+	}
+	for _, f := range fields {
+		if code, err := strconv.Atoi(f); err == nil {
+			if _, known := lv.index[code]; !known {
+				tier, _ := e.tierID(ctx, lv, code)
+				return Errorf(Unavailable, "league %q: period %s holds players in tier %q, which this process's config does not have "+
+					"(a config adding it is rolling out): a process with that config settles it", lv.ID, p.ID(), tier)
+			}
+		}
+	}
+	return nil
 }
 
 // PeriodLadder returns the ladder a closed period is decided under: the
@@ -121,7 +147,10 @@ func (e *Engine) ladderFor(ctx context.Context, lv *live, fp string) (*tiers.Lad
 	}
 	l, err := lv.Ladder.Recorded(rules)
 	if err != nil {
-		return nil, Errorf(Internal, "league %q: a period is decided under ladder rules %s: %v", lv.ID, fp, err)
+		// Another process's config has tiers this one lacks (a config adding
+		// a tier is rolling out): this process cannot decide the period.
+		return nil, Errorf(Unavailable, "league %q: a period is decided under another process's ladder rules, "+
+			"which this process's tiers cannot carry (%v): restart this process with that config", lv.ID, err)
 	}
 	e.log.Warn("league: a period is decided under another process's ladder rules (replicas with different tier configs)",
 		"league", lv.ID, "rules", fp, "ours", lv.rulesFP)
