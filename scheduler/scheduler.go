@@ -168,14 +168,18 @@ func (s *Scheduler) loop(id string) {
 			continue
 		}
 		if err := s.catchUp(context.Background(), id); err != nil {
+			if errors.Is(err, ErrBusy) {
+				// Another replica holds the lease: the normal case with
+				// several replicas, not a failure to back off from or alert
+				// on. Asking again every poll bounds a takeover by the poll.
+				s.log.Debug("settlement under way in another process; asking again at the next poll", "league", id)
+				backoff, notBefore = 0, time.Time{}
+				continue
+			}
 			backoff = nextBackoff(backoff, err)
 			notBefore = time.Now().Add(backoff)
 			switch {
 			case errors.Is(err, errStopped), errors.Is(err, league.ErrNotEnded):
-			case errors.Is(err, ErrBusy):
-				// Another replica holds the lease: the normal case with
-				// several replicas, not a problem to alert on.
-				s.log.Debug("settlement under way in another process; checking again", "league", id, "in", backoff)
 			default:
 				s.log.Warn("settlement did not complete; retrying", "league", id, "in", backoff, "err", err)
 			}
