@@ -239,6 +239,9 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 	if rec.start != p.Start.Unix() {
 		// Not joined this period: the tier a join would give them, under
 		// the rules their period is decided under if it is not settled.
+		if err := e.checkRecordTiers(ctx, lv, player, rec); err != nil {
+			return Standing{}, err
+		}
 		settled := reply[5].(int64)
 		ladder := lv.Ladder
 		if look.rank > 0 && settled < rec.start {

@@ -78,7 +78,7 @@ func (e *Engine) Join(ctx context.Context, leagueID string, req JoinRequest) (Pl
 		case scripts.Closed:
 			return Placement{}, Errorf(PeriodClosed, "period %s of league %q is closed for settlement", p.ID(), lv.ID)
 		case scripts.NeedTier:
-			if d, err = e.decideJoin(ctx, lv, p, reply); err != nil {
+			if d, err = e.decideJoin(ctx, lv, p, req.Player, reply); err != nil {
 				return Placement{}, err
 			}
 		case scripts.Retry, scripts.OtherRules:
@@ -142,7 +142,7 @@ type lookup struct {
 // decided under (ours when none are recorded yet: the script then records
 // them with the join, or has the join decide again if another process
 // recorded other rules first).
-func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, reply []any) (*decision, error) {
+func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, player string, reply []any) (*decision, error) {
 	raw, _ := reply[1].(string)
 	rec, ok := decodeRecord(raw)
 	if !ok {
@@ -155,6 +155,9 @@ func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, reply []any
 			return nil, internal("join", err)
 		}
 		look.score, _ = lv.Packing().Unpack(packed)
+	}
+	if err := e.checkRecordTiers(ctx, lv, player, rec); err != nil {
+		return nil, err
 	}
 	ladder, fp := lv.Ladder, ""
 	if look.rank > 0 {
@@ -177,6 +180,19 @@ func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, reply []any
 		d.earned, d.rewards = rec.start, string(js)
 	}
 	return d, nil
+}
+
+// checkRecordTiers refuses to decide for a player whose record names a tier
+// this config does not have (another process's newer config added it):
+// deciding without it would drop the player to another tier.
+func (e *Engine) checkRecordTiers(ctx context.Context, lv *live, player string, rec record) error {
+	for _, code := range []int{rec.tier, rec.next} {
+		if _, known := lv.index[code]; !known && code != noTier {
+			tier, _ := e.tierID(ctx, lv, code)
+			return lv.unknownTier(player, tier)
+		}
+	}
+	return nil
 }
 
 // resolve decides the ladder index a player with this record joins period p

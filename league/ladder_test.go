@@ -134,6 +134,18 @@ func TestTierAddedByAnotherProcess(t *testing.T) {
 		}
 
 		f.clock.After(week.End)
+		// m1's next tier is decided from a master board: not by a process
+		// without master (it would drop m1 to another tier).
+		before := f.dump()
+		if _, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "m1", Name: "m1"}); league.ErrorCode(err) != league.Unavailable {
+			t.Errorf("older process's join of m1 in the next period: %v, want unavailable", err)
+		}
+		if _, err := f.engine.Standing(f.ctx, "weekly", "m1"); league.ErrorCode(err) != league.Unavailable {
+			t.Errorf("older process's standing of m1 in the next period: %v, want unavailable", err)
+		}
+		if after := f.dump(); !reflect.DeepEqual(before, after) {
+			t.Errorf("the refused join of m1 wrote to Redis")
+		}
 		counters := f.ns + ":{weekly}:c:" + strconv.FormatInt(week.Start.Unix(), 10)
 		if _, err := f.engine.Close(f.ctx, "weekly", week); league.ErrorCode(err) != league.Unavailable {
 			t.Fatalf("older process's close of a period with master players: %v, want unavailable", err)
@@ -145,7 +157,7 @@ func TestTierAddedByAnotherProcess(t *testing.T) {
 		// decide under its rules and refuses without writing.
 		_, err = newer.Join(f.ctx, "weekly", league.JoinRequest{Player: "p0", Name: "p0"})
 		testsvc.Must(t, err, "newer join of a returning player")
-		before := f.dump()
+		before = f.dump()
 		if _, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "p1", Name: "p1"}); league.ErrorCode(err) != league.Unavailable {
 			t.Errorf("older process's join under rules it cannot carry: %v, want unavailable", err)
 		}
