@@ -239,9 +239,6 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 	if rec.start != p.Start.Unix() {
 		// Not joined this period: the tier a join would give them, under
 		// the rules their period is decided under if it is not settled.
-		if err := e.checkRecordTiers(ctx, lv, player, rec); err != nil {
-			return Standing{}, err
-		}
 		settled := reply[5].(int64)
 		ladder := lv.Ladder
 		if look.rank > 0 && settled < rec.start {
@@ -250,7 +247,10 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 				return Standing{}, err
 			}
 		}
-		tier, _ := e.resolve(lv, ladder, rec, look, settled, p)
+		tier, _, err := e.resolve(ctx, lv, ladder, player, rec, look, settled, p)
+		if err != nil {
+			return Standing{}, err
+		}
 		s.Tier = lv.Ladder.Tier(tier).ID
 		return s, nil
 	}

@@ -156,9 +156,6 @@ func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, player stri
 		}
 		look.score, _ = lv.Packing().Unpack(packed)
 	}
-	if err := e.checkRecordTiers(ctx, lv, player, rec); err != nil {
-		return nil, err
-	}
 	ladder, fp := lv.Ladder, ""
 	if look.rank > 0 {
 		fp, _ = reply[6].(string)
@@ -170,7 +167,10 @@ func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, player stri
 			fp = lv.rulesFP
 		}
 	}
-	tier, reward := e.resolve(lv, ladder, rec, look, reply[5].(int64), p)
+	tier, reward, err := e.resolve(ctx, lv, ladder, player, rec, look, reply[5].(int64), p)
+	if err != nil {
+		return nil, err
+	}
 	d := &decision{tier: lv.code[tier], from: raw, rules: fp}
 	if reward != nil {
 		js, err := json.Marshal(reward)
@@ -182,38 +182,29 @@ func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, player stri
 	return d, nil
 }
 
-// checkRecordTiers refuses to decide for a player whose record names a tier
-// this config does not have (another process's newer config added it):
-// deciding without it would drop the player to another tier.
-func (e *Engine) checkRecordTiers(ctx context.Context, lv *live, player string, rec record) error {
-	for _, code := range []int{rec.tier, rec.next} {
-		if _, known := lv.index[code]; !known && code != noTier {
-			tier, _ := e.tierID(ctx, lv, code)
-			return lv.unknownTier(player, tier)
-		}
-	}
-	return nil
-}
-
 // resolve decides the ladder index a player with this record joins period p
 // in, and the rewards of their record's period when settlement has not
 // applied it yet (so nobody delivered them). It is settlement's decision for
 // that player, made early: the same tiers.Ladder functions, under the same
 // rules (ladder, see decideJoin), on the same frozen board.
-func (e *Engine) resolve(lv *live, ladder *tiers.Ladder, rec record, look lookup, settled int64, p Period) (int, *Reward) {
-	played, known := lv.index[rec.tier]
-	if !known {
-		e.log.Warn("league: record has a tier code no tier has; placing in the entry tier",
-			"league", lv.ID, "code", rec.tier)
-		return lv.entry, nil
+//
+// A record naming a tier this config does not have (another process's newer
+// config added it) is refused: deciding without that tier would drop the
+// player to another.
+func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, player string, rec record, look lookup,
+	settled int64, p Period) (int, *Reward, error) {
+	for _, code := range []int{rec.tier, rec.next} {
+		if _, known := lv.index[code]; !known && code != noTier {
+			tier, _ := e.tierID(ctx, lv, code)
+			return 0, nil, lv.unknownTier(player, tier)
+		}
 	}
+	played := lv.index[rec.tier]
 	tier := played
 	var reward *Reward
 	switch {
 	case rec.next != noTier:
-		if next, ok := lv.index[rec.next]; ok {
-			tier = next
-		}
+		tier = lv.index[rec.next]
 	case settled >= rec.start:
 		// settled and not moved: stayed
 	case look.rank > 0:
@@ -238,7 +229,7 @@ func (e *Engine) resolve(lv *live, ladder *tiers.Ladder, rec record, look lookup
 			tier = lv.Ladder.AfterAbsence(tier, absent, lv.DecayAfter)
 		}
 	}
-	return tier, reward
+	return tier, reward, nil
 }
 
 // placement builds the result of a {0|1, tier, n, rewards} reply.
