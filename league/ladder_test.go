@@ -22,11 +22,7 @@ func TestJoinDecidesAgainUnderRulesRecordedMeanwhile(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
 		f := newFixture(t, b)
 		week := f.period()
-		for i := 0; i < 10; i++ {
-			id := "p" + strconv.Itoa(i)
-			f.join(id)
-			f.score(id, int64(100-i))
-		}
+		fillBoard(f)
 		// The other process's rules promote every bronze player.
 		ts := f.league.Ladder.Tiers()
 		ts[0].Promote, ts[0].MinPromoteScore = tiers.RatioScale, 0
@@ -66,6 +62,16 @@ func TestJoinDecidesAgainUnderRulesRecordedMeanwhile(t *testing.T) {
 	})
 }
 
+// fillBoard fills bronze-1 with p0..p9, ranked in that order.
+func fillBoard(f *fixture) {
+	f.tb.Helper()
+	for i := 0; i < 10; i++ {
+		id := "p" + strconv.Itoa(i)
+		f.join(id)
+		f.score(id, int64(100-i))
+	}
+}
+
 // recordBefore is a go-redis hook that runs run before any command for
 // which decision says so.
 type recordBefore struct {
@@ -98,11 +104,7 @@ func TestTierAddedByAnotherProcess(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
 		f := newFixture(t, b)
 		week := f.period()
-		for i := 0; i < 10; i++ {
-			id := "p" + strconv.Itoa(i)
-			f.join(id)
-			f.score(id, int64(100-i))
-		}
+		fillBoard(f)
 		// The newer config: master above gold, gold promotes into it, and
 		// newcomers enter it (to get a player there in one step).
 		ts := f.league.Ladder.Tiers()
