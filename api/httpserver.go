@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -228,9 +229,18 @@ func writeErrorReply(ctx *fasthttp.RequestCtx, status int, code league.Code, mes
 	ctx.SetBody(b)
 }
 
-// fasthttpLogger sends fasthttp's own messages to slog.
+// fasthttpLogger sends fasthttp's own messages to slog. A connection that
+// ended in error is a client's doing (a malformed request, already answered
+// with a 400), so it is logged at debug: at warn, any client could flood the
+// log with a line per request. The rest (accept errors, connection limits)
+// is the server's own trouble and stays at warn.
 type fasthttpLogger struct{ log *slog.Logger }
 
 func (l fasthttpLogger) Printf(format string, args ...any) {
-	l.log.Warn("api: http server: " + fmt.Sprintf(format, args...))
+	msg := "api: http server: " + fmt.Sprintf(format, args...)
+	if strings.HasPrefix(format, "error when serving connection") {
+		l.log.Debug(msg)
+		return
+	}
+	l.log.Warn(msg)
 }

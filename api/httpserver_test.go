@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,6 +118,57 @@ func TestHTTPServerRefusesUnreadableRequests(t *testing.T) {
 	}
 	// The server goes on serving.
 	f.must("GET", "/healthz", "")
+}
+
+// TestHTTPServerLogsMalformedRequestsAtDebug: a malformed request is the
+// client's doing and is answered with a 400; logging it at warn would let any
+// client write a warning per request into the operator's log.
+func TestHTTPServerLogsMalformedRequestsAtDebug(t *testing.T) {
+	logged := &levels{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	testsvc.Must(t, err, "listen")
+	srv := api.NewHTTPServer(http.NotFoundHandler(), slog.New(logged))
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+
+	resp := rawRequest(t, "http://"+ln.Addr().String(), "HELLO\r\n\r\n")
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("status %d, want 400", resp.StatusCode)
+	}
+	// fasthttp logs once the connection is done, after the reply.
+	for deadline := time.Now().Add(5 * time.Second); logged.count(slog.LevelDebug) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no debug line for the malformed request; warn lines: %d", logged.count(slog.LevelWarn))
+		}
+	}
+	if n := logged.count(slog.LevelWarn); n != 0 {
+		t.Fatalf("%d warn lines for one malformed request", n)
+	}
+}
+
+// levels is a slog.Handler counting records by level.
+type levels struct {
+	mu sync.Mutex
+	n  map[slog.Level]int
+}
+
+func (l *levels) Enabled(context.Context, slog.Level) bool { return true }
+func (l *levels) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *levels) WithGroup(string) slog.Handler            { return l }
+func (l *levels) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == nil {
+		l.n = map[slog.Level]int{}
+	}
+	l.n[r.Level]++
+	return nil
+}
+
+func (l *levels) count(level slog.Level) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n[level]
 }
 
 // rawRequest writes request on a new connection and reads the response.
