@@ -50,7 +50,7 @@ type live struct {
 	lost        atomic.Bool               // a script found another epoch (lostError)
 	rulesFP     string                    // fingerprint of Ladder's rules, recorded in meta by Open
 	recorded    sync.Map                  // fingerprint -> *tiers.Ladder: other processes' rules (ladderFor)
-	periodRules sync.Map                  // period start -> fingerprint of the rules it is decided under
+	periodRules periodRules               // period start -> fingerprint of the rules it is decided under
 	period      atomic.Pointer[[2]Period] // the current period and the one before
 }
 

@@ -115,15 +115,15 @@ func (e *Engine) PeriodLadder(ctx context.Context, leagueID string, p Period) (*
 // recorded rules never change, so they are asked of Redis only until some
 // decision has recorded them.
 func (e *Engine) periodLadder(ctx context.Context, lv *live, start int64) (*tiers.Ladder, error) {
-	if fp, ok := lv.periodRules.Load(start); ok {
-		return e.ladderFor(ctx, lv, fp.(string))
+	if fp, ok := lv.periodRules.get(start); ok {
+		return e.ladderFor(ctx, lv, fp)
 	}
 	fp, err := e.rdb.HGet(ctx, lv.keys.counters(start), "ladder").Result()
 	if err != nil && err != redis.Nil {
 		return nil, internal("period ladder", err)
 	}
 	if fp != "" {
-		lv.periodRules.Store(start, fp)
+		lv.periodRules.put(start, fp)
 	}
 	return e.ladderFor(ctx, lv, fp)
 }
