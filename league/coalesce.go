@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -23,7 +24,8 @@ import (
 // nothing to close.
 type coalescer struct {
 	rdb   redis.UniversalClient
-	max   int // pipelines in flight at once
+	limit time.Duration // see sendOnce
+	max   int           // pipelines in flight at once
 	mu    sync.Mutex
 	busy  int     // pipelines in flight
 	queue []*call // waiting for the next free sender
@@ -48,8 +50,8 @@ type call struct {
 // in flight together rather than one huge write.
 const maxCoalesced = 128
 
-func newCoalescer(rdb redis.UniversalClient, max int) *coalescer {
-	return &coalescer{rdb: rdb, max: max}
+func newCoalescer(rdb redis.UniversalClient, limit time.Duration, max int) *coalescer {
+	return &coalescer{rdb: rdb, limit: limit, max: max}
 }
 
 // do runs c and returns its Cmd, done.
@@ -117,7 +119,7 @@ func (co *coalescer) send(batch []*call) {
 	if len(batch) == 1 {
 		co.calls.Add(1)
 		co.trips.Add(1)
-		batch[0].sendAlone(co.rdb)
+		batch[0].sendAlone(co.rdb, co.limit)
 		return
 	}
 	live := batch[:0:0]
@@ -132,18 +134,54 @@ func (co *coalescer) send(batch []*call) {
 	if len(live) > 0 {
 		co.calls.Add(uint64(len(live)))
 		co.trips.Add(1)
-		_ = evalPipelined(context.WithoutCancel(live[0].ctx), co.rdb, live)
+		_ = evalPipelined(context.WithoutCancel(live[0].ctx), co.rdb, co.limit, live)
 	}
 }
 
 // sendAlone runs c as a round trip of its own, under its own context
 // (go-redis's Script falls back to EVAL once if the server lost the script).
-func (c *call) sendAlone(rdb redis.UniversalClient) {
+func (c *call) sendAlone(rdb redis.UniversalClient, limit time.Duration) {
+	ctx, cancel := sendOnce(c.ctx, limit)
+	defer cancel()
 	if c.ro {
-		c.cmd = c.script.RunRO(c.ctx, rdb, c.keys, c.args...)
+		c.cmd = c.script.RunRO(ctx, rdb, c.keys, c.args...)
 	} else {
-		c.cmd = c.script.Run(c.ctx, rdb, c.keys, c.args...)
+		c.cmd = c.script.Run(ctx, rdb, c.keys, c.args...)
 	}
+}
+
+// sendOnce bounds a round trip's context by limit, the client's read
+// timeout (replyLimit), so that go-redis never sends it twice. When a reply
+// times out, the command may have run, or will once Redis answers again;
+// go-redis then sends it again on another connection if the context still
+// allows, and Redis runs that too: a score write without a request id would
+// count twice, the caller told of one (TestStalledReplyNeverSentTwice). By the
+// time a read times out, this context has ended, and go-redis checks it
+// before taking a connection for the retry. The caller gets an unavailable
+// error instead, whose write may have landed (README: retry it with the same
+// request id). Retries of commands never sent (a refused dial) still happen
+// within the limit.
+func sendOnce(ctx context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
+	if limit <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, limit)
+}
+
+// replyLimit returns how long rdb waits for a reply before giving up on the
+// connection, 0 for never. Clients it cannot ask are taken to keep
+// go-redis's default.
+func replyLimit(rdb redis.UniversalClient) time.Duration {
+	t := 5 * time.Second
+	switch c := rdb.(type) {
+	case *redis.Client:
+		t = c.Options().ReadTimeout
+	case *redis.ClusterClient:
+		t = c.Options().ReadTimeout
+	case *redis.Ring:
+		t = c.Options().ReadTimeout
+	}
+	return max(t, 0)
 }
 
 // evalPipelined runs calls as EVALSHA (or EVALSHA_RO) in one pipeline and
@@ -152,17 +190,9 @@ func (c *call) sendAlone(rdb redis.UniversalClient) {
 // and those calls, and only those, are sent once more. The error is the
 // round trip's own (Redis unreachable); a command's error reply stays in its
 // Cmd.
-func evalPipelined(ctx context.Context, rdb redis.UniversalClient, calls []*call) error {
+func evalPipelined(ctx context.Context, rdb redis.UniversalClient, limit time.Duration, calls []*call) error {
 	for attempt := 0; ; attempt++ {
-		pipe := rdb.Pipeline()
-		for _, c := range calls {
-			if c.ro {
-				c.cmd = c.script.EvalShaRO(ctx, pipe, c.keys, c.args...)
-			} else {
-				c.cmd = c.script.EvalSha(ctx, pipe, c.keys, c.args...)
-			}
-		}
-		_, err := pipe.Exec(ctx)
+		err := sendPipeline(ctx, rdb, limit, calls)
 		if err == nil {
 			return nil
 		}
@@ -188,4 +218,20 @@ func evalPipelined(ctx context.Context, rdb redis.UniversalClient, calls []*call
 		}
 		calls = lost
 	}
+}
+
+// sendPipeline sends calls in one pipeline, bounded by sendOnce.
+func sendPipeline(ctx context.Context, rdb redis.UniversalClient, limit time.Duration, calls []*call) error {
+	ctx, cancel := sendOnce(ctx, limit)
+	defer cancel()
+	pipe := rdb.Pipeline()
+	for _, c := range calls {
+		if c.ro {
+			c.cmd = c.script.EvalShaRO(ctx, pipe, c.keys, c.args...)
+		} else {
+			c.cmd = c.script.EvalSha(ctx, pipe, c.keys, c.args...)
+		}
+	}
+	_, err := pipe.Exec(ctx)
+	return err
 }

@@ -74,7 +74,7 @@ func TestCoalescerSharesRoundTrips(t *testing.T) {
 	for _, b := range testsvc.Backends {
 		t.Run(b.Name, func(t *testing.T) {
 			rdb, h, ns := watched(t, b)
-			co := newCoalescer(rdb, 1)
+			co := newCoalescer(rdb, replyLimit(rdb), 1)
 			ctx := context.Background()
 			const workers, calls = 32, 200
 			var wg sync.WaitGroup
@@ -122,7 +122,7 @@ func TestCoalescerSharesRoundTrips(t *testing.T) {
 // is sent; the calls queued beside it still go.
 func TestCoalescerDropsCallsCancelledWhileQueued(t *testing.T) {
 	rdb, h, ns := watched(t, testsvc.Backends[0])
-	co := newCoalescer(rdb, 1)
+	co := newCoalescer(rdb, replyLimit(rdb), 1)
 	ctx := context.Background()
 	gate := make(chan struct{})
 	h.gate.Store(&gate)
@@ -187,7 +187,7 @@ return redis.call('INCRBY', KEYS[1], ARGV[1])`, ns))
 			for i := range calls {
 				calls[i] = &call{ctx: ctx, script: private, keys: []string{ns + ":n"}, args: []any{1}}
 			}
-			if err := evalPipelined(ctx, rdb, calls); err != nil {
+			if err := evalPipelined(ctx, rdb, replyLimit(rdb), calls); err != nil {
 				t.Fatal(err)
 			}
 			for i, c := range calls {
@@ -203,7 +203,7 @@ return redis.call('INCRBY', KEYS[1], ARGV[1])`, ns))
 // the queue on: no caller waits forever, no sender slot stays taken.
 func TestCoalescerSurvivesAPanickingSender(t *testing.T) {
 	rdb, h, ns := watched(t, testsvc.Backends[1])
-	co := newCoalescer(rdb, 1)
+	co := newCoalescer(rdb, replyLimit(rdb), 1)
 	ctx := context.Background()
 	gate := make(chan struct{})
 	h.gate.Store(&gate)

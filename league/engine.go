@@ -24,6 +24,7 @@ import (
 // engines (processes) may share one Redis.
 type Engine struct {
 	rdb     redis.UniversalClient
+	limit   time.Duration // bounds each live round trip (sendOnce)
 	ns      string
 	clock   func() time.Time // nil: Redis's clock decides
 	log     *slog.Logger
@@ -98,13 +99,18 @@ var SkipAbsent = errors.New("league: leave out a league Redis holds no data of")
 
 // Open prepares the leagues on Redis: loads the scripts and settles each
 // tier's code. The leagues must have passed Init.
+//
+// A call waits for Redis at most rdb's read timeout (of a *redis.Client,
+// *redis.ClusterClient or *redis.Ring; go-redis's default 5 s for another
+// client) and is then Unavailable: the engine never lets rdb send a command
+// again once its reply timed out, since Redis would run both copies.
 func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opts ...Option) (*Engine, error) {
 	e, err := newEngine(ctx, rdb, opts)
 	if err != nil {
 		return nil, err
 	}
 	if e.shared > 0 {
-		e.co = newCoalescer(rdb, e.shared)
+		e.co = newCoalescer(rdb, e.limit, e.shared)
 	}
 	// Every league's presence is checked before any league's data is
 	// written: a refusal (a lost league, a mistyped namespace) leaves Redis
@@ -145,7 +151,7 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 // newEngine applies opts over the defaults, checks them and loads the
 // scripts: what Open and Restore share.
 func newEngine(ctx context.Context, rdb redis.UniversalClient, opts []Option) (*Engine, error) {
-	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: map[string]*live{},
+	e := &Engine{rdb: rdb, limit: replyLimit(rdb), ns: "league", log: slog.Default(), leagues: map[string]*live{},
 		shared: DefaultSharedRoundTrips, skipped: map[string]error{}}
 	for _, o := range opts {
 		o(e)
@@ -219,7 +225,7 @@ func (e *Engine) RoundTripStats() RoundTripStats {
 func (e *Engine) run(ctx context.Context, script *redis.Script, ro bool, keys []string, args ...any) *redis.Cmd {
 	c := &call{ctx: ctx, script: script, ro: ro, keys: keys, args: args}
 	if e.co == nil {
-		c.sendAlone(e.rdb)
+		c.sendAlone(e.rdb, e.limit)
 		return c.cmd
 	}
 	return e.co.do(c)

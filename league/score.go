@@ -2,7 +2,9 @@ package league
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -50,7 +52,7 @@ func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (Scor
 		ks, args := e.scoreArgs(lv, p, prev, w)
 		reply, err := e.run(ctx, scripts.Score, false, ks, args...).Slice()
 		if err != nil {
-			return ScoreResult{}, internal("score", err)
+			return ScoreResult{}, writeError("score", err)
 		}
 		res, retryAt, err := e.scoreResult(ctx, lv, p, w, reply)
 		if retryAt == 0 {
@@ -59,6 +61,20 @@ func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (Scor
 		p, prev = e.redisSaid(lv, retryAt)
 	}
 	return ScoreResult{}, internal("score", fmt.Errorf("period kept moving for %q", w.Player))
+}
+
+// writeError is internal for a score write's round trip. When the reply
+// did not come in time, the write may have reached Redis and run, or may run
+// yet: the caller is told to retry with the same request id, which applies
+// it at most once.
+func writeError(op string, err error) error {
+	var ne net.Error
+	timeout := errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+	if e := internal(op, err); !timeout || ErrorCode(e) != Unavailable {
+		return e
+	}
+	return &Error{Code: Unavailable, Err: err,
+		Message: op + ": redis did not answer in time, so the write may have been applied: retry it with the same request_id"}
 }
 
 func (l *League) checkWrite(w ScoreWrite) error {
@@ -162,14 +178,14 @@ func (e *Engine) ScoreBatch(ctx context.Context, leagueID string, writes []Score
 			return e.scoreArgs(lv, p, prev, writes[pending[j]])
 		})
 		if err != nil {
-			return nil, nil, internal("score batch", err)
+			return nil, nil, writeError("score batch", err)
 		}
 		var again []int
 		var retryAt int64
 		for j, i := range pending {
 			reply, err := cmds[j].Slice()
 			if err != nil {
-				errs[i] = internal("score", err)
+				errs[i] = writeError("score", err)
 				continue
 			}
 			var at int64
@@ -198,7 +214,7 @@ func (e *Engine) pipeline(ctx context.Context, script *redis.Script, n int, args
 		ks, as := args(j)
 		calls[j] = &call{ctx: ctx, script: script, keys: ks, args: as}
 	}
-	if err := evalPipelined(ctx, e.rdb, calls); err != nil {
+	if err := evalPipelined(ctx, e.rdb, e.limit, calls); err != nil {
 		return nil, err
 	}
 	cmds := make([]*redis.Cmd, n)

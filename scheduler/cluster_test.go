@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -18,25 +19,12 @@ import (
 // cluster lost it: every script's keys share the league's hash slot, so the
 // engine, settlement and Restore run unchanged.
 func TestRedisCluster(t *testing.T) {
-	url := os.Getenv("REDIS_CLUSTER_URL")
-	if url == "" {
-		t.Fatal("REDIS_CLUSTER_URL is not set: run `make test`, which starts a throwaway three-node cluster")
-	}
-	opt, err := redis.ParseClusterURL(url)
-	testsvc.Must(t, err, "REDIS_CLUSTER_URL")
-	rdb := redis.NewClusterClient(opt)
-	defer rdb.Close()
+	rdb := clusterClient(t, nil)
 	ctx := context.Background()
 	ns := testsvc.Namespace(t)
 	c := &testsvc.Clock{}
 	c.Set(monday.Add(3600e9))
-	sched, _ := league.ParseSchedule("0 0 * * MON")
-	var leagues []*league.League
-	for _, id := range []string{"north", "south", "east"} { // three leagues, likely three slots
-		l := &league.League{ID: id, BoardSize: 10, Schedule: sched, Ladder: ladder(t)}
-		testsvc.Must(t, l.Init(), "Init")
-		leagues = append(leagues, l)
-	}
+	leagues := clusterLeagues(t, "north", "south", "east") // three leagues, likely three slots
 	e, err := league.Open(ctx, rdb, leagues, league.WithNamespace(ns), league.WithClock(c.Now))
 	testsvc.Must(t, err, "Open on the cluster")
 	t.Cleanup(func() {
@@ -92,4 +80,82 @@ func TestRedisCluster(t *testing.T) {
 			t.Fatalf("%s: p00 joined %+v", l.ID, p)
 		}
 	}
+}
+
+// TestRedisClusterStalledWriteNeverSentTwice: the cluster client retries a
+// command whose reply timed out too (on the same node, then another), and
+// the node runs every copy once it answers again. The engine's round trips
+// end with the read timeout, so a write is sent once: its caller is told it
+// is unavailable, and it counts once.
+func TestRedisClusterStalledWriteNeverSentTwice(t *testing.T) {
+	rdb := clusterClient(t, func(o *redis.ClusterOptions) { o.ReadTimeout = 200 * time.Millisecond })
+	ctx := context.Background()
+	ns := testsvc.Namespace(t)
+	c := &testsvc.Clock{}
+	c.Set(monday.Add(3600e9))
+	l := clusterLeagues(t, "stall")[0]
+	e, err := league.Open(ctx, rdb, []*league.League{l}, league.WithNamespace(ns), league.WithClock(c.Now))
+	testsvc.Must(t, err, "Open on the cluster")
+	t.Cleanup(func() {
+		rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			return testsvc.DeleteNamespace(ctx, m, ns)
+		})
+	})
+	_, err = e.Join(ctx, l.ID, league.JoinRequest{Player: "p1", Name: "p1"})
+	testsvc.Must(t, err, "Join")
+
+	// A script keeps the league's node busy for most of a second: what
+	// arrives meanwhile waits in its sockets and runs when it is done, even
+	// from a connection the client has closed since.
+	node, err := rdb.MasterForKey(ctx, "{"+l.ID+"}")
+	testsvc.Must(t, err, "the league's node")
+	patient := redis.NewClient(&redis.Options{Addr: node.Options().Addr, ReadTimeout: 10 * time.Second, MaxRetries: -1})
+	defer patient.Close()
+	busy := make(chan error, 1)
+	go func() { busy <- patient.Eval(ctx, busyScript, nil, 800_000).Err() }()
+	time.Sleep(50 * time.Millisecond) // the script has started
+	_, wrote := e.Score(ctx, l.ID, league.ScoreWrite{Player: "p1", Value: 1})
+	testsvc.Must(t, <-busy, "the busy script")
+	st, err := e.Standing(ctx, l.ID, "p1")
+	testsvc.Must(t, err, "Standing")
+	if st.Score != 1 {
+		t.Fatalf("score %d after one write of 1 on a busy node (answered %v)", st.Score, wrote)
+	}
+	if league.ErrorCode(wrote) != league.Unavailable {
+		t.Fatalf("a write on a busy node: %v, want unavailable", wrote)
+	}
+}
+
+// busyScript runs for ARGV[1] microseconds.
+const busyScript = `local t = redis.call('TIME')
+local start = t[1] * 1000000 + t[2]
+repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= tonumber(ARGV[1])
+return 0`
+
+// clusterClient is a client of REDIS_CLUSTER_URL, edited by edit.
+func clusterClient(t *testing.T, edit func(*redis.ClusterOptions)) *redis.ClusterClient {
+	url := os.Getenv("REDIS_CLUSTER_URL")
+	if url == "" {
+		t.Fatal("REDIS_CLUSTER_URL is not set: run `make test`, which starts a throwaway three-node cluster")
+	}
+	opt, err := redis.ParseClusterURL(url)
+	testsvc.Must(t, err, "REDIS_CLUSTER_URL")
+	if edit != nil {
+		edit(opt)
+	}
+	rdb := redis.NewClusterClient(opt)
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+// clusterLeagues are weekly leagues with the test ladder.
+func clusterLeagues(t *testing.T, ids ...string) []*league.League {
+	sched, _ := league.ParseSchedule("0 0 * * MON")
+	var leagues []*league.League
+	for _, id := range ids {
+		l := &league.League{ID: id, BoardSize: 10, Schedule: sched, Ladder: ladder(t)}
+		testsvc.Must(t, l.Init(), "Init")
+		leagues = append(leagues, l)
+	}
+	return leagues
 }
