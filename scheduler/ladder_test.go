@@ -30,15 +30,7 @@ func TestPeriodDecidedUnderOneLadder(t *testing.T) {
 
 		week1 := f.period()
 		played := f.play("p", 40) // four bronze boards
-		joinAll := func() map[string]league.Placement {
-			out := map[string]league.Placement{}
-			for id := range played {
-				pl, err := b.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id})
-				testsvc.Must(t, err, "join %s through b", id)
-				out[id] = pl
-			}
-			return out
-		}
+		joinAll := func() map[string]league.Placement { return joinThrough(t, f, b, played) }
 
 		// Week 1: b's joins decide first, then a's scheduler settles.
 		f.clock.After(week1.End)
@@ -78,6 +70,51 @@ func TestPeriodDecidedUnderOneLadder(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPeriodDecidedUnderRulesRecordedBeforeATierWasInserted: replica b's
+// config lacks silver, which a's inserts between bronze and gold. b's joins
+// decide the period first, under b's rules, where bronze promotes to gold;
+// a's settlement, under the rules b recorded, promotes bronze to gold too,
+// not to silver, the tier above bronze in a's own order.
+func TestPeriodDecidedUnderRulesRecordedBeforeATierWasInserted(t *testing.T) {
+	forEachStore(t, func(t *testing.T, k storeKind) {
+		f := newFixture(t, k, 10)
+		ts := f.league.Ladder.Tiers()
+		rules, err := tiers.NewLadder([]tiers.Tier{ts[0], ts[2]}) // bronze, gold
+		testsvc.Must(t, err, "NewLadder")
+		bl := &league.League{ID: "weekly", BoardSize: 10, Schedule: f.league.Schedule, Ladder: rules}
+		testsvc.Must(t, bl.Init(), "Init")
+		b, err := league.Open(f.ctx, f.rdb, []*league.League{bl}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+		testsvc.Must(t, err, "Open replica b")
+
+		week := f.period()
+		played := f.play("p", 40) // four bronze boards
+		f.clock.After(week.End)
+		placed := joinThrough(t, f, b, played)
+		st := f.settleNow(f.scheduler())
+		if st.Tiers[0].Promoted == 0 {
+			t.Fatalf("nobody promoted from bronze: %+v", st.Tiers)
+		}
+		agree(t, f, week, placed)
+		for id, pl := range placed {
+			if pl.Tier == "silver" {
+				t.Errorf("%s joined silver, a tier b's rules do not have", id)
+			}
+		}
+	})
+}
+
+// joinThrough joins every player of played through engine b.
+func joinThrough(t *testing.T, f *fixture, b *league.Engine, played map[string]league.Placement) map[string]league.Placement {
+	t.Helper()
+	out := map[string]league.Placement{}
+	for id := range played {
+		pl, err := b.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id})
+		testsvc.Must(t, err, "join %s through b", id)
+		out[id] = pl
+	}
+	return out
 }
 
 // agree checks every placement's tier against the tier the store says the

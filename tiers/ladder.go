@@ -59,6 +59,10 @@ type Tier struct {
 type Ladder struct {
 	tiers []Tier
 	index map[string]int
+	// up and down are where a tier's promoted and demoted players go (-1:
+	// nowhere): the next tier in the list, except in a ladder rebuilt from
+	// rules recorded in another order (Recorded).
+	up, down []int
 }
 
 // NewLadder checks the tiers and returns the ladder, lowest tier first. A
@@ -66,13 +70,26 @@ type Ladder struct {
 // nowhere to go, and silently settling nobody would hide a config mistake
 // (a tier added at the top with its neighbour's ratios left unset, say).
 func NewLadder(ts []Tier) (*Ladder, error) {
+	up, down := make([]int, len(ts)), make([]int, len(ts))
+	for i := range ts {
+		up[i], down[i] = i+1, i-1
+	}
+	if len(up) > 0 {
+		up[len(up)-1] = -1
+	}
+	return newLadder(ts, up, down)
+}
+
+// newLadder is NewLadder with the moves given: up[i] and down[i] are where
+// tier i promotes and demotes to, -1 for nowhere.
+func newLadder(ts []Tier, up, down []int) (*Ladder, error) {
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("tiers: at least one tier is required")
 	}
 	if len(ts) > MaxTiers {
 		return nil, fmt.Errorf("tiers: %d tiers, at most %d", len(ts), MaxTiers)
 	}
-	l := &Ladder{tiers: make([]Tier, len(ts)), index: make(map[string]int, len(ts))}
+	l := &Ladder{tiers: make([]Tier, len(ts)), index: make(map[string]int, len(ts)), up: up, down: down}
 	for i, t := range ts {
 		if _, dup := l.index[t.ID]; dup {
 			return nil, fmt.Errorf("tiers[%d].id: %q appears twice", i, t.ID)
@@ -80,10 +97,10 @@ func NewLadder(ts []Tier) (*Ladder, error) {
 		if err := t.check(); err != nil {
 			return nil, fmt.Errorf("tiers[%d] (%s).%w", i, t.ID, err)
 		}
-		if i == len(ts)-1 && t.Promote > 0 {
+		if up[i] < 0 && t.Promote > 0 {
 			return nil, fmt.Errorf("tiers[%d] (%s).promote: %s on the top tier, which has no tier above it (tiers are lowest first)", i, t.ID, t.Promote)
 		}
-		if i == 0 && t.Demote > 0 {
+		if down[i] < 0 && t.Demote > 0 {
 			return nil, fmt.Errorf("tiers[%d] (%s).demote: %s on the bottom tier, which has no tier below it (tiers are lowest first)", i, t.ID, t.Demote)
 		}
 		t.Rewards = append([]Band(nil), t.Rewards...)

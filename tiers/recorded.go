@@ -40,28 +40,57 @@ func (l *Ladder) Fingerprint() string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Recorded rebuilds the ladder whose RulesJSON is rules, aligned with l:
-// the same tiers in l's order (so tier indexes mean the same in both), each
-// with the recorded rules of its id; a tier the recorded rules lack keeps
-// l's rules (nobody played a tier added since). It fails when the recorded
-// rules cannot be laid on l's tiers, e.g. when they promote out of what is
-// l's top tier.
+// Recorded rebuilds the ladder whose RulesJSON is rules, aligned with l: the
+// same tiers at l's indexes (so an index means the same tier in both), each
+// with the recorded rules of its id and moving players as the recorded
+// ladder did, to its neighbours in the recorded order: rules recorded before
+// a tier was inserted between bronze and silver still promote bronze to
+// silver. A tier the recorded rules lack (added since) keeps l's rules and
+// neighbours. It fails when the recorded rules move players into a tier l
+// lacks.
 func (l *Ladder) Recorded(rules string) (*Ladder, error) {
 	var rs []ruleTier
 	if err := json.Unmarshal([]byte(rules), &rs); err != nil {
 		return nil, fmt.Errorf("tiers: recorded rules: %w", err)
 	}
-	byID := make(map[string]ruleTier, len(rs))
-	for _, r := range rs {
-		byID[r.ID] = r
+	at := make(map[string]int, len(rs)) // id -> position in the recorded order
+	for k, r := range rs {
+		at[r.ID] = k
+	}
+	// neighbour returns l's index of the recorded tier at position k, -1
+	// when there is none, and an error when players would move into a tier
+	// l lacks.
+	neighbour := func(from ruleTier, k int, moves Ratio) (int, error) {
+		if k < 0 || k >= len(rs) {
+			return -1, nil
+		}
+		j, ok := l.index[rs[k].ID]
+		switch {
+		case ok:
+			return j, nil
+		case moves == 0:
+			return -1, nil
+		}
+		return 0, fmt.Errorf("tiers: the recorded rules move players of %q into %q, a tier this config lacks", from.ID, rs[k].ID)
 	}
 	ts := l.Tiers()
+	up, down := append([]int(nil), l.up...), append([]int(nil), l.down...)
 	for i, t := range ts {
-		if r, ok := byID[t.ID]; ok {
-			ts[i].Promote, ts[i].Demote, ts[i].MinPromoteScore, ts[i].Rewards = r.Promote, r.Demote, r.MinPromoteScore, r.Rewards
+		k, ok := at[t.ID]
+		if !ok {
+			continue
+		}
+		r := rs[k]
+		ts[i].Promote, ts[i].Demote, ts[i].MinPromoteScore, ts[i].Rewards = r.Promote, r.Demote, r.MinPromoteScore, r.Rewards
+		var err error
+		if up[i], err = neighbour(r, k+1, r.Promote); err != nil {
+			return nil, err
+		}
+		if down[i], err = neighbour(r, k-1, r.Demote); err != nil {
+			return nil, err
 		}
 	}
-	rec, err := NewLadder(ts)
+	rec, err := newLadder(ts, up, down)
 	if err != nil {
 		return nil, fmt.Errorf("tiers: the recorded rules do not fit the configured tiers: %w", err)
 	}

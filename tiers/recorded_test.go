@@ -42,11 +42,46 @@ func TestRecordedOnOtherTiers(t *testing.T) {
 	if rec.Tier(0).Promote != 1000 || rec.Tier(1).Promote != 1500 || rec.Tier(2).Demote != 1000 || rec.Len() != 3 {
 		t.Errorf("recorded on three tiers: %+v", rec.Tiers())
 	}
+	// Players move as the recorded ladder moved them, past the tier
+	// inserted since; silver's own players move as l's do.
+	for _, m := range []struct {
+		from int
+		z    Zone
+		to   int
+	}{{0, Promote, 2}, {2, Demote, 0}, {1, Promote, 2}, {1, Demote, 0}} {
+		if got := rec.Next(m.from, m.z); got != m.to {
+			t.Errorf("recorded before silver: %s from %s goes to %s, want %s",
+				m.z, rec.Tier(m.from).ID, rec.Tier(got).ID, rec.Tier(m.to).ID)
+		}
+	}
+	// The other way round: rules recorded by a process that has silver,
+	// laid on one that lacks it, would promote bronze into a tier it lacks.
+	short := mustLadder(t, Tier{ID: "bronze", Promote: 1000}, Tier{ID: "gold", Demote: 1000})
+	if _, err := short.Recorded(l.RulesJSON()); err == nil || !strings.Contains(err.Error(), `into "silver", a tier this config lacks`) {
+		t.Errorf("rules moving players into a tier this config lacks: %v", err)
+	}
+	// Unless nobody moves into it: a tier removed empty, with no ratio
+	// leading into it, is no obstacle.
+	quiet := l.Tiers()
+	quiet[0].Promote, quiet[2].Demote = 0, 0
+	if rec, err := short.Recorded(mustLadder(t, quiet...).RulesJSON()); err != nil || rec.Next(0, Promote) != 0 {
+		t.Errorf("rules moving nobody into the missing tier: %v", err)
+	}
 	// Recorded with a tier above gold that the config dropped: gold would
 	// promote into nothing.
 	taller := mustLadder(t, Tier{ID: "bronze"}, Tier{ID: "gold", Promote: 1000}, Tier{ID: "master"})
-	if _, err := l.Recorded(taller.RulesJSON()); err == nil || !strings.Contains(err.Error(), "top tier") {
+	if _, err := l.Recorded(taller.RulesJSON()); err == nil || !strings.Contains(err.Error(), `into "master", a tier this config lacks`) {
 		t.Errorf("rules promoting out of the top tier: %v", err)
+	}
+	// Tiers reordered since: moves follow the recorded order.
+	reordered := mustLadder(t, Tier{ID: "gold", Promote: 1000}, Tier{ID: "bronze", Promote: 1000, Demote: 1000}, Tier{ID: "silver", Demote: 1000})
+	rec, err = l.Recorded(reordered.RulesJSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Next(2, Promote) != 0 || rec.Next(0, Promote) != 1 || rec.Next(0, Demote) != 2 || rec.Next(1, Demote) != 0 {
+		t.Errorf("reordered rules: gold promotes to %d, bronze promotes to %d and demotes to %d, silver demotes to %d",
+			rec.Next(2, Promote), rec.Next(0, Promote), rec.Next(0, Demote), rec.Next(1, Demote))
 	}
 	if _, err := l.Recorded("{"); err == nil {
 		t.Errorf("broken JSON accepted")

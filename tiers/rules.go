@@ -26,10 +26,10 @@ func (z Zone) String() string {
 // moves nobody.
 func (l *Ladder) Counts(i, n int) (promote, demote int) {
 	t := l.tiers[i]
-	if i < l.Top() {
+	if l.up[i] >= 0 {
 		promote = t.Promote.Of(n)
 	}
-	if i > 0 {
+	if l.down[i] >= 0 {
 		demote = t.Demote.Of(n)
 	}
 	return promote, demote
@@ -52,13 +52,14 @@ func (l *Ladder) Zone(i, rank, n int, score int64) Zone {
 	}
 }
 
-// Next returns the tier index a player moves to from tier i given their zone.
+// Next returns the tier index a player moves to from tier i given their
+// zone: the tier above or below, in the order of the rules (see Recorded).
 func (l *Ladder) Next(i int, z Zone) int {
 	switch {
-	case z == Promote && i < l.Top():
-		return i + 1
-	case z == Demote && i > 0:
-		return i - 1
+	case z == Promote && l.up[i] >= 0:
+		return l.up[i]
+	case z == Demote && l.down[i] >= 0:
+		return l.down[i]
 	default:
 		return i
 	}
