@@ -112,9 +112,9 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 	if e.shared > 0 {
 		e.co = newCoalescer(rdb, e.limit, e.shared)
 	}
-	// Every league's presence is checked before any league's data is
-	// written: a refusal (a lost league, a mistyped namespace) leaves Redis
-	// as it found it.
+	// Every league's presence and stored layout is checked before any
+	// league's data is written: a refusal (a lost league, a mistyped
+	// namespace, a changed board size) leaves Redis as it found it.
 	opened := make([]*live, 0, len(leagues))
 	for _, l := range leagues {
 		if _, dup := e.leagues[l.ID]; dup || e.skipped[l.ID] != nil {
@@ -133,13 +133,15 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 		opened = append(opened, lv)
 	}
 	for _, lv := range opened {
+		if err := e.checkStored(ctx, lv); err != nil {
+			return nil, err
+		}
+	}
+	for _, lv := range opened {
 		if err := e.tierCodes(ctx, lv); err != nil {
 			return nil, err
 		}
-		if err := e.checkLayout(ctx, lv); err != nil {
-			return nil, err
-		}
-		if err := e.checkRemovedTiers(ctx, lv); err != nil {
+		if err := e.recordLayout(ctx, lv); err != nil {
 			return nil, err
 		}
 		e.ids = append(e.ids, lv.ID)

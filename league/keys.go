@@ -10,7 +10,7 @@ import "strconv"
 //
 //	<ns>:{L}:tiers          hash   tier id -> tier code (stable across config edits)
 //	<ns>:{L}:meta           hash   settled -> start of the last period whose tiers are applied;
-//	                               layout, epoch (stored.go); restoring while Restore runs;
+//	                               layout, buckets, schedule, epoch (stored.go); restoring while Restore runs;
 //	                               restored -> start of the period the last restore ran in;
 //	                               ladder:<fp> -> ladder rules as JSON (tiers.Ladder.RulesJSON)
 //	<ns>:{L}:periods        zset   starts of periods with players not yet settled

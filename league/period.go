@@ -107,6 +107,19 @@ func (s *Schedule) At(t time.Time) Period {
 	}
 }
 
+// SameAs reports whether s and o have the same boundaries, as far as the
+// next 2,000 after from show: two spellings of one cycle (@weekly and
+// 0 0 * * 0) are the same schedule.
+func (s *Schedule) SameAs(o *Schedule, from time.Time) bool {
+	a, b := from, from
+	for range 2000 {
+		if a, b = s.Next(a), o.Next(b); !a.Equal(b) {
+			return false
+		}
+	}
+	return true
+}
+
 // Following returns the period after p.
 func (s *Schedule) Following(p Period) Period {
 	return Period{Start: p.End, End: s.Next(p.End)}

@@ -161,7 +161,7 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 	if err := finishSettlements(ctx, store, l.ID, unfinished, &st); err != nil {
 		return st, err
 	}
-	if err := e.checkLayout(ctx, lv); err != nil {
+	if err := e.recordLayout(ctx, lv); err != nil {
 		return st, err
 	}
 	if err := rdb.HDel(ctx, meta, "restoring").Err(); err != nil {

@@ -13,12 +13,16 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Two edits to a live league's config would reinterpret what Redis already
-// holds, so Open refuses them, naming the fix:
+// Some edits to a live league's config would reinterpret what Redis already
+// holds, so Open refuses them, naming the fix, before it writes anything:
 //
 //   - a new board size or tie-break packing (layout: tie_break, and under
 //     first_reached tie_resolution) would misread every packed score
 //     already on the boards and place joiners by another size;
+//   - another number of buckets would look every player's record up in
+//     another hash: each would join again as a new player;
+//   - another schedule would start a period that overlaps the running one
+//     (or cut it short), and decide players twice;
 //   - a removed tier would leave the players in it unreadable: every call
 //     for them fails, some after writing.
 //
@@ -86,34 +90,71 @@ func (e *Engine) checkPresent(ctx context.Context, lv *live) (skip, err error) {
 	return nil, err
 }
 
-// checkLayout records the league's layout and epoch on first use and
-// refuses a config whose layout differs from the one recorded. The epoch
-// names this generation of the league's data: joins carry the one their
-// engine opened, so a Redis that lost the data (or a restore that replaced
-// it) is noticed by every running process, not only by the next to start.
-func (e *Engine) checkLayout(ctx context.Context, lv *live) error {
-	want := layout(lv.League)
+// checkStored refuses, before anything is written for the league, a config
+// that would misread what Redis holds (see above).
+func (e *Engine) checkStored(ctx context.Context, lv *live) error {
+	stored, err := e.rdb.HMGet(ctx, lv.keys.meta(), "layout", "buckets", "schedule").Result()
+	if err != nil {
+		return internal("layout", err)
+	}
+	if err := e.checkFixed(lv, stored); err != nil {
+		return err
+	}
+	return e.checkRemovedTiers(ctx, lv)
+}
+
+// checkFixed compares the layout, buckets and schedule Redis recorded for
+// the league (nil: none yet) with the config's.
+func (e *Engine) checkFixed(lv *live, stored []any) error {
+	layoutWas, _ := stored[0].(string)
+	bucketsWas, _ := stored[1].(string)
+	scheduleWas, _ := stored[2].(string)
+	if want := layout(lv.League); layoutWas != "" && layoutWas != want {
+		return fmt.Errorf("league %q: board_size, tie_break or tie_resolution changed (Redis holds boards laid out as %q, the config says %q): "+
+			"the scores on its boards would be misread; revert the change, or give the changed league a new id", lv.ID, layoutWas, want)
+	}
+	if want := strconv.Itoa(lv.Buckets); bucketsWas != "" && bucketsWas != want {
+		return fmt.Errorf("league %q: buckets changed (Redis holds player records in %s buckets, the config says %s): "+
+			"every player's record would be looked up in another hash; revert the change, or give the changed league a new id", lv.ID, bucketsWas, want)
+	}
+	if scheduleWas != "" && scheduleWas != lv.Schedule.Spec {
+		was, err := ParseSchedule(scheduleWas)
+		if err != nil || !was.SameAs(lv.Schedule, e.now()) {
+			return fmt.Errorf("league %q: schedule changed (Redis holds periods of %q, the config says %q): "+
+				"a period of the new schedule would overlap the running one, or cut it short; revert the change, "+
+				"or give the league with the new cycle a new id", lv.ID, scheduleWas, lv.Schedule.Spec)
+		}
+	}
+	return nil
+}
+
+// recordLayout records the league's layout, buckets, schedule and epoch
+// on first use (checkStored compared them before), and checks them again:
+// another process may have recorded others meanwhile. The epoch names this
+// generation of the league's data: joins carry the one their engine opened,
+// so a Redis that lost the data (or a restore that replaced it) is noticed
+// by every running process, not only by the next to start.
+func (e *Engine) recordLayout(ctx context.Context, lv *live) error {
+	meta := lv.keys.meta()
 	pipe := e.rdb.Pipeline()
-	pipe.HSetNX(ctx, lv.keys.meta(), "layout", want)
-	pipe.HSetNX(ctx, lv.keys.meta(), "epoch", newEpoch())
+	pipe.HSetNX(ctx, meta, "layout", layout(lv.League))
+	pipe.HSetNX(ctx, meta, "buckets", lv.Buckets)
+	pipe.HSetNX(ctx, meta, "schedule", lv.Schedule.Spec)
+	pipe.HSetNX(ctx, meta, "epoch", newEpoch())
 	// The rules a period decided by this process is decided under, for the
 	// other processes that decide it too (ladderFor).
-	pipe.HSetNX(ctx, lv.keys.meta(), "ladder:"+lv.rulesFP, lv.Ladder.RulesJSON())
-	stored := pipe.HMGet(ctx, lv.keys.meta(), "layout", "epoch", "restored")
+	pipe.HSetNX(ctx, meta, "ladder:"+lv.rulesFP, lv.Ladder.RulesJSON())
+	stored := pipe.HMGet(ctx, meta, "layout", "buckets", "schedule", "epoch", "restored")
 	if _, err := pipe.Exec(ctx); err != nil {
 		return internal("layout", err)
 	}
-	got, _ := stored.Val()[0].(string)
-	lv.epoch, _ = stored.Val()[1].(string)
-	if r, _ := stored.Val()[2].(string); r != "" {
+	v := stored.Val()
+	lv.epoch, _ = v[3].(string)
+	if r, _ := v[4].(string); r != "" {
 		sec, _ := strconv.ParseInt(r, 10, 64)
 		lv.restored = time.Unix(sec, 0).UTC()
 	}
-	if got != want {
-		return fmt.Errorf("league %q: board_size, tie_break or tie_resolution changed (Redis holds boards laid out as %q, the config says %q): "+
-			"the scores on its boards would be misread; revert the change, or give the changed league a new id", lv.ID, got, want)
-	}
-	return nil
+	return e.checkFixed(lv, v[:3])
 }
 
 // lostError answers a call whose script found another epoch than the one
@@ -162,10 +203,8 @@ func (e *Engine) checkRemovedTiers(ctx context.Context, lv *live) error {
 	}
 	removed := map[string]string{} // code -> tier id
 	for id, code := range all {
-		if c, err := strconv.Atoi(code); err == nil {
-			if _, ok := lv.index[c]; !ok {
-				removed[code] = id
-			}
+		if _, ok := lv.Ladder.Index(id); !ok {
+			removed[code] = id
 		}
 	}
 	if len(removed) == 0 {
@@ -178,7 +217,7 @@ func (e *Engine) checkRemovedTiers(ctx context.Context, lv *live) error {
 	cur, _ := e.current(lv)
 	starts := []int64{cur.Start.Unix()}
 	for _, m := range waiting {
-		if start, err := strconv.ParseInt(m, 10, 64); err == nil {
+		if start, err := strconv.ParseInt(m, 10, 64); err == nil && start != starts[0] {
 			starts = append(starts, start)
 		}
 	}

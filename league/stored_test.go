@@ -3,6 +3,7 @@ package league_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,25 @@ func TestOpenRefusesConfigThatMisreadsRedis(t *testing.T) {
 				l.Ladder = ladder
 			}
 		}
+		schedule := func(spec string) func(*league.League) {
+			return func(l *league.League) {
+				s, err := league.ParseSchedule(spec)
+				testsvc.Must(t, err, "ParseSchedule")
+				l.Schedule = s
+			}
+		}
+		// What a refused Open must leave as it was.
+		stored := func() map[string]string {
+			out := map[string]string{}
+			for _, key := range []string{"tiers", "meta"} {
+				h, err := f.rdb.HGetAll(f.ctx, f.ns+":{weekly}:"+key).Result()
+				testsvc.Must(t, err, "HGETALL %s", key)
+				for k, v := range h {
+					out[key+" "+k] = v
+				}
+			}
+			return out
+		}
 		for _, c := range []struct {
 			name string
 			edit func(*league.League)
@@ -46,15 +66,26 @@ func TestOpenRefusesConfigThatMisreadsRedis(t *testing.T) {
 			{"board size", func(l *league.League) { l.BoardSize = 20 }, "board_size, tie_break or tie_resolution changed"},
 			{"tie break", func(l *league.League) { l.TieBreak = league.FirstReached }, "board_size, tie_break or tie_resolution changed"},
 			{"tie resolution under join_order", func(l *league.League) { l.TieResolution = 10 * time.Millisecond }, ""},
-			{"bronze removed", withTiers("silver", "gold"), "bronze: 1 players in period 20261116T000000Z"},
+			{"buckets", func(l *league.League) { l.Buckets = 64 }, "buckets changed (Redis holds player records in 16384 buckets, the config says 64)"},
+			{"schedule", schedule("0 0 * * *"), `schedule changed (Redis holds periods of "0 0 * * MON", the config says "0 0 * * *")`},
+			{"schedule spelled otherwise", schedule("0 0 0 * * 1"), ""},
+			{"bronze removed", withTiers("silver", "gold"), "(bronze: 1 players in period 20261116T000000Z)"},
+			{"bronze renamed", withTiers("copper", "silver", "gold"), "(bronze: 1 players in period 20261116T000000Z)"},
 			{"tiers reordered and added", withTiers("gold", "platinum", "silver", "bronze"), ""},
 		} {
+			before := stored()
 			err := open(c.edit)
 			if c.want == "" && err != nil {
 				t.Errorf("%s: Open: %v, want it to open", c.name, err)
 			}
-			if c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			if c.want == "" {
+				continue
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: Open: %v, want an error saying %q", c.name, err, c.want)
+			}
+			if after := stored(); !reflect.DeepEqual(after, before) {
+				t.Errorf("%s: the refused Open wrote to Redis:\n%v\nwas\n%v", c.name, after, before)
 			}
 		}
 		// The refused configs changed nothing: the player reads as before.
