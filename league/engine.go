@@ -35,6 +35,8 @@ type Engine struct {
 	names   nameCache
 	absent  func(ctx context.Context, league string) error // see WithAbsentLeagues
 	skipped map[string]error                               // leagues the absent hook left out: why
+	// otherDeployments: Restore ignores the league under other namespaces.
+	otherDeployments bool
 	// skew is Redis's clock minus ours in ms, learned from replies, so the
 	// period we guess before asking Redis is right even on a skewed host.
 	skew atomic.Int64

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -61,12 +62,41 @@ func WithLostCheck(store Store) Option {
 			players += n
 		}
 		if players > 0 {
-			return fmt.Errorf("league %q: Redis holds none of its data, but the store has the tiers of %d players: "+
-				"Redis lost it (restarted without persistence, flushed, or redis.namespace changed); "+
+			return fmt.Errorf("league %q: Redis holds none of its data under this redis.namespace, but the store has the tiers of %d players: "+
+				"if redis.namespace changed, revert it (processes still running keep the league under the old one); "+
+				"if Redis lost the league (restarted without persistence, flushed), stop every leagued, "+
 				"run leaguectl restore -league %s, then start again", id, players, id)
 		}
 		return nil
 	})
+}
+
+// WithOtherDeployments tells Restore that other deployments keep leagues
+// in this Redis under other namespaces, so a league of the same id there is
+// no sign that redis.namespace changed.
+func WithOtherDeployments() Option { return func(e *Engine) { e.otherDeployments = true } }
+
+// elsewhere returns the namespaces other than the engine's under which this
+// Redis holds lv's league. Every key of a league carries its hash tag, so on
+// a cluster they are all on one node.
+func (e *Engine) elsewhere(ctx context.Context, lv *live) ([]string, error) {
+	var node redis.Cmdable = e.rdb
+	if c, ok := e.rdb.(*redis.ClusterClient); ok {
+		n, err := c.MasterForKey(ctx, "{"+lv.ID+"}")
+		if err != nil {
+			return nil, internal("namespaces", err)
+		}
+		node = n
+	}
+	suffix := ":{" + lv.ID + "}:meta"
+	var others []string
+	iter := node.Scan(ctx, 0, "*"+suffix, 1000).Iterator()
+	for iter.Next(ctx) {
+		if ns := strings.TrimSuffix(iter.Val(), suffix); ns != e.ns {
+			others = append(others, ns)
+		}
+	}
+	return others, internal("namespaces", iter.Err())
 }
 
 // restoreBatch is players per restore.lua call; restorePerTrip calls go in
@@ -98,6 +128,22 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 	}
 	if present && restoring == "" {
 		return RestoreStats{}, Errorf(Conflict, "league %q: Redis holds its data (%s): restore only rebuilds a league Redis lost", l.ID, lv.keys.tiers())
+	}
+	// A league found under another namespace was likely not lost: the
+	// config's redis.namespace changed. Restoring it here would leave two
+	// live copies of the league on one store, each settling and rewarding on
+	// its own.
+	if !e.otherDeployments {
+		others, err := e.elsewhere(ctx, lv)
+		if err != nil {
+			return RestoreStats{}, err
+		}
+		if len(others) > 0 {
+			return RestoreStats{}, Errorf(Conflict, "league %q: Redis holds it under the namespace %q, not under %q: "+
+				"if redis.namespace changed, revert it; if the move is meant, stop every leagued and delete the old keys first; "+
+				"if another deployment keeps a league of this id there, restore with -other-deployments",
+				l.ID, others[0], e.ns)
+		}
 	}
 	// A new epoch from the start: processes opened before the loss (or a
 	// restore) write nothing from here on, and none opens the league until

@@ -90,12 +90,20 @@ func TestRestoreAfterRedisLoss(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("Lock: %v %v", ok, err)
 		}
+		// The control's copy looks like the league under its old namespace
+		// (redis.namespace changed, the old one still served): not lost, so
+		// not restored beside it unless told that other deployments share
+		// this Redis.
 		if _, err := league.Restore(f.ctx, f.rdb, f.league, f.store, league.WithNamespace(f.ns)); league.ErrorCode(err) != league.Conflict ||
+			!strings.Contains(err.Error(), `Redis holds it under the namespace "`+ctrl+`"`) {
+			t.Fatalf("restore while another namespace holds the league: %v", err)
+		}
+		if _, err := league.Restore(f.ctx, f.rdb, f.league, f.store, league.WithNamespace(f.ns), league.WithOtherDeployments()); league.ErrorCode(err) != league.Conflict ||
 			!strings.Contains(err.Error(), "being settled by a running process") {
 			t.Fatalf("restore beside a running settler: %v", err)
 		}
 		release()
-		st, err := league.Restore(f.ctx, f.rdb, f.league, f.store, league.WithNamespace(f.ns))
+		st, err := league.Restore(f.ctx, f.rdb, f.league, f.store, league.WithNamespace(f.ns), league.WithOtherDeployments())
 		testsvc.Must(t, err, "Restore")
 		if st.Players != 50 || st.Records != 50 || !st.Settled.Equal(week2.Start) ||
 			len(st.Finished) != 1 || !st.Finished[0].Equal(week2.Start) || len(st.Lost) != 1 || !st.Lost[0].Equal(week0) {

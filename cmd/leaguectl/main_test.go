@@ -117,7 +117,16 @@ leagues:
 		t.Fatalf("player output on a lost league:\n%s", out.String())
 	}
 	out.Reset()
-	testsvc.Must(t, run(ctx, []string{"restore", "-config", path, "-league", "quick"}, &out), "restore")
+	// Another deployment's league of the same id in this Redis looks like a
+	// changed redis.namespace: restore refuses unless told.
+	other := ns + "other"
+	testsvc.Must(t, rdb.HSet(ctx, other+":{quick}:meta", "epoch", "x").Err(), "another deployment's league")
+	defer testsvc.DeleteNamespace(ctx, rdb, other)
+	if err := run(ctx, []string{"restore", "-config", path, "-league", "quick"}, &out); err == nil ||
+		!strings.Contains(err.Error(), `under the namespace "`+other+`"`) {
+		t.Fatalf("restore beside the league under another namespace: %v", err)
+	}
+	testsvc.Must(t, run(ctx, []string{"restore", "-config", path, "-league", "quick", "-other-deployments"}, &out), "restore")
 	if !strings.Contains(out.String(), "restored league quick: 10 players (10 records written)") {
 		t.Fatalf("restore output:\n%s", out.String())
 	}

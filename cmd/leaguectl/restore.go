@@ -14,6 +14,7 @@ import (
 func restore(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("restore")
 	id := fs.String("league", "", "league id (required)")
+	others := fs.Bool("other-deployments", false, "other deployments keep leagues in this Redis under other namespaces: a league of this id there is theirs")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -33,7 +34,11 @@ func restore(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	began := time.Now()
-	st, err := league.Restore(ctx, e.rdb, l, e.store, league.WithNamespace(e.cfg.Namespace), league.WithLogger(quiet()))
+	opts := []league.Option{league.WithNamespace(e.cfg.Namespace), league.WithLogger(quiet())}
+	if *others {
+		opts = append(opts, league.WithOtherDeployments())
+	}
+	st, err := league.Restore(ctx, e.rdb, l, e.store, opts...)
 	if err != nil {
 		return err
 	}
