@@ -70,6 +70,12 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 	}
 	idx, err := lv.TierIndex(id.Tier)
 	if err != nil {
+		// A tier another process's config added is not "not found": the
+		// board may well exist, this process just cannot label it.
+		if added, _ := e.rdb.HExists(ctx, lv.keys.tiers(), id.Tier).Result(); added {
+			return Board{}, Errorf(Unavailable, "league %q: tier %q is not in this process's config "+
+				"(a config adding it is rolling out): restart this process with it, or retry on one that has it", lv.ID, id.Tier)
+		}
 		return Board{}, err
 	}
 	if period.IsZero() {

@@ -134,6 +134,13 @@ func TestTierAddedByAnotherProcess(t *testing.T) {
 		if _, err := f.engine.Standing(f.ctx, "weekly", "m1"); league.ErrorCode(err) != league.Unavailable {
 			t.Errorf("older process's standing of a master player: %v, want unavailable", err)
 		}
+		// master's board: unavailable on the older process, not unknown.
+		if _, err := f.engine.Board(f.ctx, "weekly", league.Period{}, league.BoardID{Tier: "master", N: 1}); league.ErrorCode(err) != league.Unavailable {
+			t.Errorf("older process's read of a master board: %v, want unavailable", err)
+		}
+		if _, err := f.engine.Board(f.ctx, "weekly", league.Period{}, league.BoardID{Tier: "nowhere", N: 1}); league.ErrorCode(err) != league.NotFound {
+			t.Errorf("a board of a tier no process has: %v, want not found", err)
+		}
 
 		f.clock.After(week.End)
 		// m1's next tier is decided from a master board: not by a process
