@@ -54,6 +54,7 @@ type live struct {
 	rulesFP     string                    // fingerprint of Ladder's rules, recorded in meta by Open
 	recorded    sync.Map                  // fingerprint -> *tiers.Ladder: other processes' rules (ladderFor)
 	periodRules periodRules               // period start -> fingerprint of the rules it is decided under
+	warned      sync.Map                  // tier ids this config lacks that a join placed players in, logged once
 	period      atomic.Pointer[[2]Period] // the current period and the one before
 }
 

@@ -238,8 +238,11 @@ func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, pl
 func (e *Engine) placement(ctx context.Context, lv *live, p Period, player string, reply []any) (Placement, error) {
 	tier, known := e.tierID(ctx, lv, int(reply[1].(int64)))
 	if !known {
-		e.log.Warn("league: a join placed a player in a tier this config lacks; restart with the config that has it",
-			"league", lv.ID, "tier", tier)
+		// Once per tier: every join into it would say the same.
+		if _, warned := lv.warned.LoadOrStore(tier, true); !warned {
+			e.log.Warn("league: a join placed a player in a tier this config lacks; restart with the config that has it",
+				"league", lv.ID, "tier", tier)
+		}
 	}
 	board, slot := placement(int(reply[2].(int64)), lv.BoardSize)
 	rewards, err := parseDelivered(reply[3].(string))
