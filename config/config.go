@@ -457,6 +457,6 @@ func CheckRemovedTiers(l *league.League, populations map[string]int) error {
 		return nil
 	}
 	sort.Strings(gone)
-	return fmt.Errorf("league %q: tiers: removed tiers still hold players: %s; keep them in the ladder or move the players first",
+	return fmt.Errorf("league %q: tiers: removed tiers still hold players: %s; keep them in the ladder (players who never come back keep their tier, so a tier that ever held players stays)",
 		l.ID, strings.Join(gone, ", "))
 }
