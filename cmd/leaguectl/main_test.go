@@ -95,6 +95,11 @@ leagues:
 		}
 	}
 	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"settle", "-config", path, "-league", "quick", "-period", period.ID()}, &out), "settle again")
+	if !strings.Contains(out.String(), "settled already, at ") || strings.Contains(out.String(), "players/s") {
+		t.Errorf("settling a settled period again:\n%s", out.String())
+	}
+	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"player", "-config", path, "-league", "quick", "-player", "p9"}, &out), "player")
 	for _, want := range []string{"low -> high  low-2", "9 gems   ", "waiting for the next join: 9 gems, for rank 1 in low"} {
 		if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "{") {

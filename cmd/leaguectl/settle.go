@@ -47,6 +47,10 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("settled, but recording reward claims failed (leagued retries): %w", err)
 	}
 	printSettlement(out, st)
+	if st.FinishedAt.Before(began) {
+		fmt.Fprintf(out, "settled already, at %s: nothing to do; %d reward claims recorded\n", st.FinishedAt.Format(time.RFC3339), n)
+		return nil
+	}
 	took := time.Since(began)
 	fmt.Fprintf(out, "took %s (%.0f players/s); %d reward claims recorded\n", took.Round(time.Millisecond),
 		float64(st.Players)/took.Seconds(), n)

@@ -59,7 +59,7 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("player")
 	id := fs.String("league", "", "league id (required)")
 	pid := fs.String("player", "", "player id (required)")
-	limit := fs.Int("history", 10, "past periods to show")
+	limit := fs.Int("history", 0, "past periods to show (default: the config's settlement.history_limit)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -71,6 +71,9 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer e.close()
+	if *limit <= 0 {
+		*limit = e.cfg.Settlement.HistoryLimit
+	}
 	if _, err := e.engine.League(*id); err != nil {
 		if e.configured(*id) == nil {
 			return err
@@ -93,8 +96,12 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 	if serr == nil {
 		fmt.Fprintf(out, "player %s in league %s, period %s: tier %s\n", *pid, *id, s.Period.ID(), s.Tier)
 		if s.Joined {
-			fmt.Fprintf(out, "  board %s rank %d of %d, score %d, %d behind the player above, zone %s\n",
-				s.Board, s.Rank, s.BoardSize, s.Score, s.Gap, s.Zone)
+			above := fmt.Sprintf("%d behind the player above", s.Gap)
+			if s.Rank == 1 {
+				above = "top of the board"
+			}
+			fmt.Fprintf(out, "  board %s rank %d of %d, score %d, %s, zone %s\n",
+				s.Board, s.Rank, s.BoardSize, s.Score, above, s.Zone)
 		} else {
 			fmt.Fprintln(out, "  not joined this period")
 		}
