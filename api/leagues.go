@@ -31,6 +31,7 @@ type tierBody struct {
 	Promote         json.Number `json:"promote"`
 	Demote          json.Number `json:"demote"`
 	MinPromoteScore int64       `json:"min_promote_score"`
+	MinRewardScore  int64       `json:"min_reward_score"`
 	Rewards         []bandBody  `json:"rewards"`
 }
 
@@ -100,8 +101,8 @@ func (s *Server) summary(r *http.Request, l *league.League) (leagueBody, error) 
 		tb := tierBody{
 			ID: t.ID, Name: t.Name,
 			Promote: json.Number(t.Promote.String()), Demote: json.Number(t.Demote.String()),
-			MinPromoteScore: t.MinPromoteScore,
-			Rewards:         make([]bandBody, len(t.Rewards)),
+			MinPromoteScore: t.MinPromoteScore, MinRewardScore: t.MinRewardScore,
+			Rewards: make([]bandBody, len(t.Rewards)),
 		}
 		for j, band := range t.Rewards {
 			tb.Rewards[j] = bandBody{From: band.From, To: band.To, Items: items(band.Items)}

@@ -103,6 +103,7 @@ type tierFile struct {
 	Promote         float64    `yaml:"promote"`
 	Demote          float64    `yaml:"demote"`
 	MinPromoteScore int64      `yaml:"min_promote_score"`
+	MinRewardScore  int64      `yaml:"min_reward_score"`
 	Rewards         []bandFile `yaml:"rewards"`
 }
 
@@ -288,6 +289,10 @@ func (lf leagueFile) build() (*league.League, error) {
 			return nil, fmt.Errorf("tiers[%d] (%s).min_promote_score: %d is over max_score %d, so nobody could be promoted",
 				i, b.ID, b.MinPromoteScore, l.MaxScore)
 		}
+		if b.MinRewardScore > l.MaxScore {
+			return nil, fmt.Errorf("tiers[%d] (%s).min_reward_score: %d is over max_score %d, so nobody could earn a reward",
+				i, b.ID, b.MinRewardScore, l.MaxScore)
+		}
 	}
 	return l, nil
 }
@@ -295,7 +300,7 @@ func (lf leagueFile) build() (*league.League, error) {
 var itemID = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 
 func (tf tierFile) build() (tiers.Tier, error) {
-	t := tiers.Tier{ID: tf.ID, Name: tf.ID, MinPromoteScore: tf.MinPromoteScore}
+	t := tiers.Tier{ID: tf.ID, Name: tf.ID, MinPromoteScore: tf.MinPromoteScore, MinRewardScore: tf.MinRewardScore}
 	if tf.Name != nil {
 		// Init checks the name (league.MaxTierNameLen); an empty one would
 		// pass it as unnamed, though name: "" is more likely a slip.

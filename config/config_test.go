@@ -22,8 +22,11 @@ func TestLoadRepoConfig(t *testing.T) {
 	if w.BoardSize != 100 || w.Ladder.Len() != 4 || w.Retention != 14*24*time.Hour || w.MaxScore != 1e9 {
 		t.Fatalf("weekly: %+v", w)
 	}
-	if got := w.Ladder.Rewards(2, 1); len(got) != 2 || got[0].ID != "chest" || got[1].ID != "gems" {
+	if got := w.Ladder.Rewards(2, 1, 1); len(got) != 2 || got[0].ID != "chest" || got[1].ID != "gems" {
 		t.Fatalf("gold rank 1 rewards %v, want chest and gems sorted", got)
+	}
+	if got := w.Ladder.Rewards(2, 1, 0); got != nil || w.Ladder.Tier(2).MinRewardScore != 1 {
+		t.Fatalf("gold rank 1 without a score earned %v (min_reward_score %d)", got, w.Ladder.Tier(2).MinRewardScore)
 	}
 }
 
@@ -95,6 +98,12 @@ func TestParseRejects(t *testing.T) {
 		{"fraction of an item", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, rewards: [{ranks: 1, items: {gems: 2.5}}]}", 1), "gems: 2.5 is not a whole number"},
 		{"unreachable promotion", strings.Replace(strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, min_promote_score: 1000}", 1),
 			"schedule:", "max_score: 100\n    schedule:", 1), "(low).min_promote_score: 1000 is over max_score 100"},
+		{"unreachable reward", strings.Replace(strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, min_reward_score: 1000}", 1),
+			"schedule:", "max_score: 100\n    schedule:", 1), "(low).min_reward_score: 1000 is over max_score 100"},
+		{"negative reward minimum", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, min_reward_score: -1}", 1),
+			"min_reward_score: -1 is negative"},
+		{"fractional reward minimum", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, min_reward_score: 1.5}", 1),
+			"min_reward_score"},
 		{"promote on the top tier", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, promote: 0.1, demote: 0.2}", 1), "tiers[1] (high).promote: 0.1 on the top tier"},
 		{"demote on the bottom tier", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, demote: 0.1}", 1), "tiers[0] (low).demote: 0.1 on the bottom tier"},
 		{"listen without a port", "server: {listen: '8080'}\n" + good, `server.listen: "8080" is not host:port`},

@@ -210,7 +210,7 @@ func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, pl
 	case look.rank > 0:
 		z := ladder.Zone(played, look.rank, look.size, look.score)
 		tier = ladder.Next(played, z)
-		if items := ladder.Rewards(played, look.rank); items != nil {
+		if items := ladder.Rewards(played, look.rank, look.score); items != nil {
 			reward = &Reward{Earned: rec.startTime(), Tier: ladder.Tier(played).ID, Rank: look.rank, Items: items}
 		}
 	default:

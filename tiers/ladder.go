@@ -51,6 +51,10 @@ type Tier struct {
 	// MinPromoteScore is the score a player needs to climb: a player in the
 	// promotion zone below it stays.
 	MinPromoteScore int64
+	// MinRewardScore is the score a player needs to earn their rank's
+	// rewards: without it a late joiner alone on a board, who never
+	// scored, would take rank 1's.
+	MinRewardScore int64
 	// Rewards by rank within a sub-board, sorted by From, never overlapping.
 	Rewards []Band
 }
@@ -132,6 +136,8 @@ func (t Tier) check() error {
 		return fmt.Errorf("promote+demote: %s + %s is more than 1", t.Promote, t.Demote)
 	case t.MinPromoteScore < 0:
 		return fmt.Errorf("min_promote_score: %d is negative", t.MinPromoteScore)
+	case t.MinRewardScore < 0:
+		return fmt.Errorf("min_reward_score: %d is negative", t.MinRewardScore)
 	}
 	for j, b := range t.Rewards {
 		if b.From < 1 || b.To < b.From {

@@ -20,15 +20,19 @@ type ruleTier struct {
 	Promote         Ratio  `json:"promote"`
 	Demote          Ratio  `json:"demote"`
 	MinPromoteScore int64  `json:"min_promote_score,omitempty"`
+	MinRewardScore  int64  `json:"min_reward_score,omitempty"`
 	Rewards         []Band `json:"rewards,omitempty"`
 }
 
 // RulesJSON returns the ladder's rules (ids, ratios, minimum scores and
-// rewards, lowest tier first) as JSON, the same for the same rules.
+// rewards, lowest tier first) as JSON, the same for the same rules. A
+// minimum left at 0 is left out, so rules recorded before it existed keep
+// their fingerprint.
 func (l *Ladder) RulesJSON() string {
 	rs := make([]ruleTier, len(l.tiers))
 	for i, t := range l.tiers {
-		rs[i] = ruleTier{ID: t.ID, Promote: t.Promote, Demote: t.Demote, MinPromoteScore: t.MinPromoteScore, Rewards: t.Rewards}
+		rs[i] = ruleTier{ID: t.ID, Promote: t.Promote, Demote: t.Demote, MinPromoteScore: t.MinPromoteScore,
+			MinRewardScore: t.MinRewardScore, Rewards: t.Rewards}
 	}
 	b, _ := json.Marshal(rs) // plain fields: cannot fail
 	return string(b)
@@ -81,7 +85,8 @@ func (l *Ladder) Recorded(rules string) (*Ladder, error) {
 			continue
 		}
 		r := rs[k]
-		ts[i].Promote, ts[i].Demote, ts[i].MinPromoteScore, ts[i].Rewards = r.Promote, r.Demote, r.MinPromoteScore, r.Rewards
+		ts[i].Promote, ts[i].Demote, ts[i].Rewards = r.Promote, r.Demote, r.Rewards
+		ts[i].MinPromoteScore, ts[i].MinRewardScore = r.MinPromoteScore, r.MinRewardScore
 		var err error
 		if up[i], err = neighbour(r, k+1, r.Promote); err != nil {
 			return nil, err

@@ -65,8 +65,12 @@ func (l *Ladder) Next(i int, z Zone) int {
 	}
 }
 
-// Rewards returns the items that rank earns in tier i, or nil.
-func (l *Ladder) Rewards(i, rank int) []Item {
+// Rewards returns the items that rank earns in tier i with this score, or
+// nil: nothing below the tier's MinRewardScore.
+func (l *Ladder) Rewards(i, rank int, score int64) []Item {
+	if score < l.tiers[i].MinRewardScore {
+		return nil
+	}
 	for _, b := range l.tiers[i].Rewards {
 		if rank >= b.From && rank <= b.To {
 			return b.Items
@@ -117,7 +121,7 @@ func (l *Ladder) Settle(i int, board []Standing) []Outcome {
 		z := l.Zone(i, s.Rank, n, s.Score)
 		out[k] = Outcome{
 			Player: s.Player, Rank: s.Rank, Score: s.Score, Zone: z,
-			TierBefore: i, TierAfter: l.Next(i, z), Rewards: l.Rewards(i, s.Rank),
+			TierBefore: i, TierAfter: l.Next(i, z), Rewards: l.Rewards(i, s.Rank, s.Score),
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -102,8 +103,8 @@ func TestSettleMatchesZones(t *testing.T) {
 				if o.TierAfter < o.TierBefore {
 					down++
 				}
-				if !reflect.DeepEqual(o.Rewards, l.Rewards(tier, k+1)) {
-					t.Fatalf("rank %d rewards %v, want %v", k+1, o.Rewards, l.Rewards(tier, k+1))
+				if !reflect.DeepEqual(o.Rewards, l.Rewards(tier, k+1, o.Score)) {
+					t.Fatalf("rank %d rewards %v, want %v", k+1, o.Rewards, l.Rewards(tier, k+1, o.Score))
 				}
 			}
 			p, d := l.Counts(tier, n)
@@ -126,12 +127,33 @@ func TestRewards(t *testing.T) {
 		{4, nil},
 	}
 	for _, tt := range tests {
-		if got := l.Rewards(0, tt.rank); !reflect.DeepEqual(got, tt.want) {
+		if got := l.Rewards(0, tt.rank, 0); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("Rewards(bronze, %d) = %v, want %v", tt.rank, got, tt.want)
 		}
 	}
-	if got := l.Rewards(1, 1); got != nil {
+	if got := l.Rewards(1, 1, 0); got != nil {
 		t.Errorf("silver has no rewards, got %v", got)
+	}
+	// With a minimum, a rank earns nothing below it, as in Settle.
+	ts := l.Tiers()
+	ts[0].MinRewardScore = 10
+	min := mustLadder(t, ts...)
+	if got := min.Rewards(0, 1, 9); got != nil {
+		t.Errorf("rank 1 with 9 under a minimum of 10: %v, want nothing", got)
+	}
+	if got := min.Rewards(0, 1, 10); !reflect.DeepEqual(got, []Item{{"gems", 100}}) {
+		t.Errorf("rank 1 with 10 under a minimum of 10: %v", got)
+	}
+	out := min.Settle(0, []Standing{{Player: "late", Rank: 1, Score: 0}})
+	if out[0].Rewards != nil {
+		t.Errorf("a lone player who never scored earned %v", out[0].Rewards)
+	}
+	if _, err := NewLadder([]Tier{{ID: "x", MinRewardScore: -1}}); err == nil || !strings.Contains(err.Error(), "min_reward_score") {
+		t.Errorf("a negative min_reward_score: %v", err)
+	}
+	// A minimum of 0 leaves the rules' fingerprint as before it existed.
+	if strings.Contains(l.RulesJSON(), "min_reward_score") || min.Fingerprint() == l.Fingerprint() {
+		t.Errorf("rules %s: a minimum of 0 must leave them as before, 10 must change them", l.RulesJSON())
 	}
 }
 
