@@ -110,7 +110,7 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 	pk := lv.Packing()
 	decay := "0"
 	if lv.DecayAfter > 0 {
-		decay = "1"
+		decay = strconv.Itoa(playedKept(lv))
 	}
 	args := []any{
 		e.nowArg(), p.Start.Unix(), p.End.Unix(), k.prefix,
@@ -127,7 +127,7 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 	}
 	return e.run(ctx, scripts.Join, false, []string{
 		k.counters(p.Start.Unix()), k.record(req.Player), k.reward(req.Player),
-		k.claimed(p.Start.Unix()), k.meta(), k.periods(), k.claims(),
+		k.claimed(p.Start.Unix()), k.meta(), k.periods(), k.claims(), k.played(),
 	}, args...).Slice()
 }
 
@@ -224,10 +224,11 @@ func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, pl
 			// counts as an absence (see Restore).
 			from = lv.restored
 		}
-		if last, err := lv.Schedule.Containing(from); err == nil {
-			absent := lv.Schedule.Between(last, p, lv.DecayAfter*lv.Ladder.Len())
-			tier = lv.Ladder.AfterAbsence(tier, absent, lv.DecayAfter)
+		absent, err := e.absence(ctx, lv, from, p)
+		if err != nil {
+			return 0, nil, err
 		}
+		tier = lv.Ladder.AfterAbsence(tier, absent, lv.DecayAfter)
 	}
 	return tier, reward, nil
 }
@@ -277,3 +278,28 @@ func parseDelivered(s string) ([]Reward, error) {
 	}
 	return out, nil
 }
+
+// absence counts the periods strictly between the one starting at from and
+// p that somebody played: a period nobody joined (the service was down, the
+// league paused) is nobody's absence. Only when the schedule alone allows a
+// decay does it ask Redis, which keeps the latest periods played
+// (playedKept: enough to drop a player from the top tier to the bottom).
+func (e *Engine) absence(ctx context.Context, lv *live, from time.Time, p Period) (int, error) {
+	last, err := lv.Schedule.Containing(from)
+	if err != nil {
+		return 0, nil
+	}
+	if lv.Schedule.Between(last, p, lv.DecayAfter) < lv.DecayAfter {
+		return 0, nil
+	}
+	n, err := e.rdb.ZCount(ctx, lv.keys.played(), "("+strconv.FormatInt(last.Start.Unix(), 10),
+		"("+strconv.FormatInt(p.Start.Unix(), 10)).Result()
+	if err != nil {
+		return 0, internal("absence", err)
+	}
+	return int(n), nil
+}
+
+// playedKept is how many of the latest periods played join.lua keeps: an
+// absence of that many drops any player to the bottom tier.
+func playedKept(lv *live) int { return lv.DecayAfter*lv.Ladder.Len() + 1 }

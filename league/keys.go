@@ -14,6 +14,7 @@ import "strconv"
 //	                               restored -> start of the period the last restore ran in;
 //	                               ladder:<fp> -> ladder rules as JSON (tiers.Ladder.RulesJSON)
 //	<ns>:{L}:periods        zset   starts of periods with players not yet settled
+//	<ns>:{L}:played         zset   starts of the latest periods anyone joined (decay counts them)
 //	<ns>:{L}:c:<S>          hash   tier code -> players joined (the HINCRBY of placement); closed -> 1;
 //	                               ladder -> fingerprint of the rules the period is decided under
 //	<ns>:{L}:b:<S>:<t>:<n>  zset   a sub-board: player -> packed score (pack.go); listpack-sized
@@ -42,6 +43,7 @@ func newKeys(ns, league string, buckets int) keys {
 func (k keys) tiers() string   { return k.prefix + "tiers" }
 func (k keys) meta() string    { return k.prefix + "meta" }
 func (k keys) periods() string { return k.prefix + "periods" }
+func (k keys) played() string  { return k.prefix + "played" }
 func (k keys) claims() string  { return k.prefix + "x" }
 
 func (k keys) counters(start int64) string {

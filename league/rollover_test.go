@@ -298,7 +298,8 @@ func TestApplyIsRepeatable(t *testing.T) {
 }
 
 // TestAbsenceDecay: with decay_after 2, a gold player who sits out two weeks
-// comes back in silver.
+// others played comes back in silver; weeks nobody played (the service was
+// down, the league paused) are nobody's absence.
 func TestAbsenceDecay(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
 		f := newFixture(t, b, func(l *league.League) {
@@ -324,17 +325,38 @@ func TestAbsenceDecay(t *testing.T) {
 		}
 		w := f.period()
 		f.clock.After(w.End)
-		f.settle(w)              // gold is the top: a stays
-		for i := 0; i < 2; i++ { // two weeks away
+		f.settle(w) // gold is the top: a stays
+		standing := func(want, when string) {
+			t.Helper()
+			s, err := f.engine.Standing(f.ctx, "weekly", "a")
+			testsvc.Must(t, err, "Standing")
+			if s.Joined || s.Tier != want {
+				t.Fatalf("standing after %s: %+v, want not joined, %s", when, s, want)
+			}
+		}
+		for i := 0; i < 2; i++ { // two weeks nobody played
 			f.clock.After(f.period().End)
 		}
-		s, err := f.engine.Standing(f.ctx, "weekly", "a")
-		testsvc.Must(t, err, "Standing")
-		if s.Joined || s.Tier != "silver" {
-			t.Fatalf("standing after two weeks away: %+v, want not joined, silver", s)
+		standing("gold", "two weeks nobody played")
+		othersPlay := func(weeks int) {
+			for i := 0; i < weeks; i++ {
+				w := f.period()
+				f.join("b")
+				f.clock.After(w.End)
+				f.settle(w)
+			}
 		}
-		if p := f.join("a"); p.Tier != "silver" {
-			t.Fatalf("a came back in %s, want silver", p.Tier)
+		othersPlay(2)
+		standing("silver", "two weeks away")
+		// Redis keeps the latest periods played that can matter: enough for
+		// an absence to drop a player from the top to the bottom.
+		othersPlay(8)
+		standing("bronze", "ten weeks away")
+		if n := f.rdb.ZCard(f.ctx, f.ns+":{weekly}:played").Val(); n != 2*3+1 {
+			t.Errorf("%d periods played kept, want 7", n)
+		}
+		if p := f.join("a"); p.Tier != "bronze" {
+			t.Fatalf("a came back in %s, want bronze", p.Tier)
 		}
 	})
 }

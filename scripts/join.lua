@@ -9,6 +9,7 @@
 --                              'epoch' = the league's data generation (Open)
 -- KEYS[6] -> <ns>:{L}:periods periods holding players, to settle
 -- KEYS[7] -> <ns>:{L}:x       claims stream, recorded in Postgres later
+-- KEYS[8] -> <ns>:{L}:played  starts of the latest periods anyone joined
 -- ARGV[1]  -> now in ms, or '' for Redis TIME
 -- ARGV[2]  -> Q start (Unix s)          ARGV[3] -> Q end (Unix s)
 -- ARGV[4]  -> key prefix <ns>:{L}:
@@ -16,7 +17,7 @@
 -- ARGV[7]  -> board size  ARGV[8] -> slot bits  ARGV[9] -> time bits  ARGV[10] -> time unit (ms)
 -- ARGV[11] -> entry tier code
 -- ARGV[12] -> start of the period before Q
--- ARGV[13] -> '1' when absence decay is on
+-- ARGV[13] -> '0' when absence decay is off; else how many periods KEYS[8] keeps
 -- ARGV[14] -> tier code decided by the caller, or ''
 -- ARGV[15] -> with ARGV[14]: the record the caller decided from ('' for none)
 -- ARGV[16] -> with ARGV[14]: start of the period whose rewards the caller computed, or ''
@@ -138,6 +139,12 @@ end
 local n = redis.call('HINCRBY', KEYS[1], tier, 1)
 if n == 1 then
   redis.call('ZADD', KEYS[6], 'NX', qs, qs)
+  if ARGV[13] ~= '0' then
+    -- Decay counts the periods somebody played, not an outage's.
+    if redis.call('ZADD', KEYS[8], 'NX', qs, qs) == 1 then
+      redis.call('ZREMRANGEBYRANK', KEYS[8], 0, -tonumber(ARGV[13]) - 1)
+    end
+  end
 end
 local board = math.ceil(n / size)
 local slot = n - (board - 1) * size
