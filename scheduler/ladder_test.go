@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/league-engine/league/internal/testsvc"
@@ -147,4 +148,30 @@ func agree(t *testing.T, f *fixture, p league.Period, placed map[string]league.P
 	if t.Failed() {
 		t.FailNow()
 	}
+}
+
+// TestSettlementOfIncompleteBoardsIsAConflict: a period whose boards hold
+// fewer players than its counters say (a board lost) cannot be settled;
+// the operator is told why, as a conflict, not an internal error, and
+// nothing is written.
+func TestSettlementOfIncompleteBoardsIsAConflict(t *testing.T) {
+	forEachStore(t, func(t *testing.T, k storeKind) {
+		f := newFixture(t, k, 10)
+		week := f.period()
+		f.play("p", 20) // two bronze boards
+		lost, err := f.rdb.Keys(f.ctx, f.ns+":{weekly}:b:*:2").Result()
+		testsvc.Must(t, err, "KEYS")
+		if len(lost) != 1 {
+			t.Fatalf("board 2 keys: %v", lost)
+		}
+		testsvc.Must(t, f.rdb.Del(f.ctx, lost[0]).Err(), "lose board 2")
+		f.clock.After(week.End)
+		_, err = f.scheduler().SettleNow(f.ctx, "weekly", week.Start)
+		if league.ErrorCode(err) != league.Conflict || !strings.Contains(err.Error(), "read 10 players from the boards of "+week.ID()+", but its counters say 20 joined") {
+			t.Fatalf("settling a period with a board lost: %v, want a conflict naming the counts", err)
+		}
+		if prof, err := f.store.Profile(f.ctx, "weekly", "p00000", 10); league.ErrorCode(err) != league.NotFound {
+			t.Fatalf("a refused settlement wrote outcomes: %+v, %v", prof, err)
+		}
+	})
 }

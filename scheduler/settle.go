@@ -194,7 +194,11 @@ func (s *Scheduler) decide(ctx context.Context, l *league.League, p league.Perio
 		return nil, err
 	}
 	if len(res.rows) != total {
-		return nil, fmt.Errorf("read %d players from the boards of %s, the counters say %d", len(res.rows), p.ID(), total)
+		// Not a bug to hide behind a 500: the period's data in Redis is not
+		// whole, and an operator must look at it. Nothing was written.
+		return nil, league.Errorf(league.Conflict, "league %q: read %d players from the boards of %s, but its counters say %d joined: "+
+			"its boards are not whole (a board lost, or players placed under another layout), so it cannot be settled; nothing was written",
+			l.ID, len(res.rows), p.ID(), total)
 	}
 	return res, nil
 }
