@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"time"
 
@@ -64,17 +65,21 @@ func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (Scor
 }
 
 // writeError is internal for a score write's round trip. When the reply
-// did not come in time, the write may have reached Redis and run, or may run
-// yet: the caller is told to retry with the same request id, which applies
-// it at most once.
+// did not come in time, or the connection broke before it came, the write
+// may have reached Redis and run, or may run yet: the caller is told to
+// retry with the same request id, which applies it at most once.
 func writeError(op string, err error) error {
 	var ne net.Error
-	timeout := errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
-	if e := internal(op, err); !timeout || ErrorCode(e) != Unavailable {
+	unknown := errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	if e := internal(op, err); !unknown || ErrorCode(e) != Unavailable {
 		return e
 	}
-	return &Error{Code: Unavailable, Err: err,
-		Message: op + ": redis did not answer in time, so the write may have been applied: retry it with the same request_id"}
+	what := "the write may have been applied: retry it with the same request_id"
+	if op == "score batch" {
+		what = "the writes may have been applied: retry the batch with the same request_ids"
+	}
+	return &Error{Code: Unavailable, Err: err, Message: op + ": redis did not answer, so " + what}
 }
 
 func (l *League) checkWrite(w ScoreWrite) error {

@@ -29,10 +29,15 @@ func TestStalledReplyNeverSentTwice(t *testing.T) {
 		name   string
 		shared int
 		batch  bool
+		broken bool // the connection breaks instead of the reply coming late
 	}{
-		{"alone", 0, false},
-		{"shared round trips", 2, false}, // eight writes on two pipelines in flight: queued calls go as pipelines
-		{"batch", 0, true},
+		{"alone", 0, false, false},
+		{"shared round trips", 2, false, false}, // eight writes on two pipelines in flight: queued calls go as pipelines
+		{"batch", 0, true, false},
+		// A broken connection is retried unless the client is told not to
+		// (leagued's is: internal/connect).
+		{"connection broken", 0, false, true},
+		{"connection broken, batch", 0, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ns := testsvc.Namespace(t)
@@ -41,7 +46,10 @@ func TestStalledReplyNeverSentTwice(t *testing.T) {
 			opt, err := redis.ParseURL(testsvc.RedisURL())
 			testsvc.Must(t, err, "REDIS_URL")
 			opt.Addr, opt.ReadTimeout = proxy.addr, 300*time.Millisecond
-			rdb := redis.NewClient(opt) // go-redis's default retries
+			if c.broken {
+				opt.MaxRetries = -1
+			}
+			rdb := redis.NewClient(opt) // go-redis's default retries, but for a broken connection
 			t.Cleanup(func() { rdb.Close() })
 			ctx := context.Background()
 			l := testLeague(t)
@@ -63,6 +71,7 @@ func TestStalledReplyNeverSentTwice(t *testing.T) {
 			warm.Wait()
 
 			proxy.hold(true)
+			proxy.breaks(c.broken)
 			errs := make([]error, len(players))
 			if c.batch {
 				writes := make([]league.ScoreWrite, len(players))
@@ -77,9 +86,10 @@ func TestStalledReplyNeverSentTwice(t *testing.T) {
 				}
 				wg.Wait()
 			}
+			proxy.breaks(false)
 			proxy.hold(false)
 			if err := errs[0]; league.ErrorCode(err) != league.Unavailable ||
-				!strings.Contains(league.ErrorMessage(err), "retry it with the same request_id") {
+				!strings.Contains(league.ErrorMessage(err), "with the same request_id") {
 				t.Fatalf("a write whose reply never came: %v, want unavailable, saying to retry with the request id", err)
 			}
 
@@ -98,12 +108,14 @@ func TestStalledReplyNeverSentTwice(t *testing.T) {
 }
 
 // stallProxy forwards TCP to Redis; while held, Redis's replies wait in
-// the proxy (the commands still reach Redis and run).
+// the proxy (the commands still reach Redis and run); while breaking, a
+// reply closes the client's connection instead of reaching it.
 type stallProxy struct {
-	addr string
-	mu   sync.Mutex
-	held bool
-	free *sync.Cond
+	addr  string
+	mu    sync.Mutex
+	held  bool
+	broke bool
+	free  *sync.Cond
 }
 
 func newStallProxy(t *testing.T, redisAddr string) *stallProxy {
@@ -141,7 +153,10 @@ func newStallProxy(t *testing.T, redisAddr string) *stallProxy {
 				for {
 					n, err := server.Read(buf)
 					if n > 0 {
-						p.wait()
+						if p.wait() {
+							server.Close()
+							return
+						}
 						if _, err := client.Write(buf[:n]); err != nil {
 							server.Close()
 							return
@@ -164,10 +179,22 @@ func (p *stallProxy) hold(on bool) {
 	p.free.Broadcast()
 }
 
-func (p *stallProxy) wait() {
+func (p *stallProxy) breaks(on bool) {
 	p.mu.Lock()
+	p.broke = on
+	p.mu.Unlock()
+}
+
+// wait holds a reply while the proxy is held, and reports whether its
+// connection is to break instead.
+func (p *stallProxy) wait() (broken bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.broke {
+		return true
+	}
 	for p.held {
 		p.free.Wait()
 	}
-	p.mu.Unlock()
+	return false
 }

@@ -38,6 +38,9 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 		if err != nil {
 			return nil, false, nil, fmt.Errorf("REDIS_URL: %s", hidePassword(err.Error(), url))
 		}
+		if !retriesSet(url) {
+			opt.MaxRetries = -1
+		}
 		c := redis.NewClusterClient(opt)
 		return c, false, func() { c.Close() }, ping(ctx, c, "redis cluster")
 	}
@@ -48,9 +51,19 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 	if opt.PoolSize == 0 {
 		opt.PoolSize = 64 // game servers come in bursts; 10 per CPU is too few on small boxes
 	}
+	if !retriesSet(url) {
+		opt.MaxRetries = -1
+	}
 	c := redis.NewClient(opt)
 	return c, false, func() { c.Close() }, ping(ctx, c, "redis")
 }
+
+// retriesSet reports whether url sets max_retries. Unless it does, the
+// client sends each command once: go-redis would send a command again after
+// its connection broke or its reply timed out, though Redis may have run it,
+// and a score write without a request id would count twice (the engine also
+// bounds each round trip by the read timeout: league.Open).
+func retriesSet(url string) bool { return strings.Contains(url, "max_retries=") }
 
 // hidePassword replaces the password of url's user info in msg: a URL that
 // fails to parse is quoted whole in the parser's error, and that error ends

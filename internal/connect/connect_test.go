@@ -6,6 +6,10 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/internal/testsvc"
 )
 
 // A REDIS_URL that fails to parse is quoted in the error, which is logged:
@@ -28,5 +32,33 @@ func TestRedisURLErrorHidesPassword(t *testing.T) {
 		if !strings.Contains(err.Error(), "REDIS_URL") {
 			t.Errorf("%s: the error does not name REDIS_URL: %v", url, err)
 		}
+	}
+}
+
+// TestRedisSendsEachCommandOnce: leagued's client does not retry commands
+// (Redis may have run one whose connection broke: a score write would count
+// twice) unless REDIS_URL asks for retries.
+func TestRedisSendsEachCommandOnce(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, c := range []struct {
+		query string
+		want  int
+	}{{"", 0}, {"max_retries=2", 2}} {
+		url := testsvc.RedisURL()
+		if c.query != "" {
+			sep := "?"
+			if strings.Contains(url, "?") {
+				sep = "&"
+			}
+			url += sep + c.query
+		}
+		rdb, _, closeFn, err := Redis(context.Background(), url, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rdb.(*redis.Client).Options().MaxRetries; got != c.want {
+			t.Errorf("REDIS_URL with %q: MaxRetries %d, want %d", c.query, got, c.want)
+		}
+		closeFn()
 	}
 }

@@ -69,7 +69,7 @@ func Redis(tb testing.TB, ns string) *redis.Client {
 	if err != nil {
 		tb.Fatalf("REDIS_URL %q: %v", RedisURL(), err)
 	}
-	opt.PoolSize = 64
+	opt.PoolSize, opt.MaxRetries = 64, -1 // as leagued's: each command sent once
 	c := redis.NewClient(opt)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
