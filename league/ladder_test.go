@@ -128,8 +128,17 @@ func TestTierAddedByAnotherProcess(t *testing.T) {
 		if league.ErrorCode(err) != league.Unavailable {
 			t.Errorf("older process's score write for a master player: %v, want unavailable", err)
 		}
-		if r, err := newer.Score(f.ctx, "weekly", league.ScoreWrite{Player: "m1", Value: 5, RequestID: "m1-a"}); err != nil || !r.Replayed || r.Score != 5 {
-			t.Errorf("the retry on the newer process: %+v, %v; want the write replayed once", r, err)
+		// The older process wrote nothing: the retry on the newer one is
+		// the first write.
+		if r, err := newer.Score(f.ctx, "weekly", league.ScoreWrite{Player: "m1", Value: 5, RequestID: "m1-a"}); err != nil || r.Replayed || r.Score != 5 {
+			t.Errorf("the retry on the newer process: %+v, %v; want the write applied once, there", r, err)
+		}
+		if _, errs, err := f.engine.ScoreBatch(f.ctx, "weekly", []league.ScoreWrite{{Player: "m1", Value: 5}}); err != nil ||
+			league.ErrorCode(errs[0]) != league.Unavailable {
+			t.Fatalf("older process's batch write for a master player: %v, %v; want unavailable", errs, err)
+		}
+		if s, err := newer.Standing(f.ctx, "weekly", "m1"); err != nil || s.Score != 5 {
+			t.Errorf("after the older process's refused batch write: %+v, %v; want 5", s, err)
 		}
 		if _, err := f.engine.Standing(f.ctx, "weekly", "m1"); league.ErrorCode(err) != league.Unavailable {
 			t.Errorf("older process's standing of a master player: %v, want unavailable", err)
