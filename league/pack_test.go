@@ -192,3 +192,28 @@ func BenchmarkPack(b *testing.B) {
 	}
 	_ = sink
 }
+
+// TestScheduleSameAs: two spellings of one cycle are the same schedule;
+// a cycle that differs anywhere, however far ahead, is not.
+func TestScheduleSameAs(t *testing.T) {
+	from := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"@weekly", "0 0 * * 0", true},
+		{"0 0 * * MON", "0 0 0 * * 1", true},
+		{"*/1 * * * *", "* * * * *", true},
+		{"0-59 * * * *", "* * * * *", true},
+		{"CRON_TZ=Europe/Paris 0 0 * * 1", "CRON_TZ=Europe/Paris 0 0 * * MON", true},
+		{"* * * * *", "* * * 1-11 *", false}, // the same for weeks: December differs
+		{"0 0 * * 1", "0 0 * * 2", false},
+		{"0 0 * * 1", "0 0 */2 * 1", false}, // a day-of-month step makes days match both fields
+		{"CRON_TZ=Europe/Paris 0 0 * * 1", "CRON_TZ=America/New_York 0 0 * * 1", false},
+	} {
+		a, b := mustSchedule(t, c.a), mustSchedule(t, c.b)
+		if got := a.SameAs(b, from); got != c.same {
+			t.Errorf("%q same as %q: %v, want %v", c.a, c.b, got, c.same)
+		}
+	}
+}

@@ -107,13 +107,30 @@ func (s *Schedule) At(t time.Time) Period {
 	}
 }
 
-// SameAs reports whether s and o have the same boundaries, as far as the
-// next 2,000 after from show: two spellings of one cycle (@weekly and
-// 0 0 * * 0) are the same schedule.
+// SameAs reports whether s and o have the same boundaries: two spellings of
+// one cycle (@weekly and 0 0 * * 0, */1 and *) are the same schedule. The
+// fields are compared as the cron library reads them, every value allowed;
+// the mark of a field written as * only counts for day of month and day of
+// week, whose matching it changes. Zones compare by name, or, when the
+// names differ (Local and UTC on a host in UTC), by the next 2,000
+// boundaries after from.
 func (s *Schedule) SameAs(o *Schedule, from time.Time) bool {
-	a, b := from, from
+	a, ok1 := s.sched.(*cron.SpecSchedule)
+	b, ok2 := o.sched.(*cron.SpecSchedule)
+	if !ok1 || !ok2 {
+		return false
+	}
+	const star = 1 << 63
+	if a.Second&^star != b.Second&^star || a.Minute&^star != b.Minute&^star || a.Hour&^star != b.Hour&^star ||
+		a.Month&^star != b.Month&^star || a.Dom != b.Dom || a.Dow != b.Dow {
+		return false
+	}
+	if a.Location.String() == b.Location.String() {
+		return true
+	}
+	x, y := from, from
 	for range 2000 {
-		if a, b = s.Next(a), o.Next(b); !a.Equal(b) {
+		if x, y = s.Next(x), o.Next(y); !x.Equal(y) {
 			return false
 		}
 	}
