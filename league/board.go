@@ -68,18 +68,16 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 	if err != nil {
 		return Board{}, err
 	}
+	if period.IsZero() {
+		period, _ = e.current(lv)
+	}
 	idx, err := lv.TierIndex(id.Tier)
 	if err != nil {
-		// A tier another process's config added is not "not found": the
-		// board may well exist, this process just cannot label it.
-		if added, _ := e.rdb.HExists(ctx, lv.keys.tiers(), id.Tier).Result(); added {
+		if e.playedElsewhere(ctx, lv, period, id.Tier) {
 			return Board{}, Errorf(Unavailable, "league %q: tier %q is not in this process's config "+
 				"(a config adding it is rolling out): restart this process with it, or retry on one that has it", lv.ID, id.Tier)
 		}
 		return Board{}, err
-	}
-	if period.IsZero() {
-		period, _ = e.current(lv)
 	}
 	start := period.Start.Unix()
 	zs, nm, epoch, err := e.boardEntries(ctx, lv, lv.keys.board(start, lv.code[idx], id.N), lv.keys.names(start, lv.code[idx], id.N))
@@ -103,6 +101,19 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 		}
 	}
 	return b, nil
+}
+
+// playedElsewhere reports whether a tier this config lacks has players in
+// period p: another process's config added it, so its boards are there but
+// this process cannot label them (unavailable, not unknown). A tier added
+// and rolled back before anyone played it is unknown again.
+func (e *Engine) playedElsewhere(ctx context.Context, lv *live, p Period, tier string) bool {
+	code, err := e.rdb.HGet(ctx, lv.keys.tiers(), tier).Result()
+	if err != nil {
+		return false
+	}
+	n, _ := e.rdb.HGet(ctx, lv.keys.counters(p.Start.Unix()), code).Int()
+	return n > 0
 }
 
 // boardEntries reads a board's sorted set and its names, from the name cache

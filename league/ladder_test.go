@@ -150,6 +150,17 @@ func TestTierAddedByAnotherProcess(t *testing.T) {
 		if _, err := f.engine.Board(f.ctx, "weekly", league.Period{}, league.BoardID{Tier: "nowhere", N: 1}); league.ErrorCode(err) != league.NotFound {
 			t.Errorf("a board of a tier no process has: %v, want not found", err)
 		}
+		// A tier added by a config rolled back before anyone played it is
+		// unknown again, not unavailable for ever.
+		tin := append(taller.Tiers(), tiers.Tier{ID: "tin", Demote: 1000})
+		tinLadder, err := tiers.NewLadder(tin)
+		testsvc.Must(t, err, "NewLadder")
+		_, err = league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(l *league.League) { l.Ladder = tinLadder })},
+			league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+		testsvc.Must(t, err, "Open with tin")
+		if _, err := f.engine.Board(f.ctx, "weekly", league.Period{}, league.BoardID{Tier: "tin", N: 1}); league.ErrorCode(err) != league.NotFound {
+			t.Errorf("a board of a tier added and rolled back, never played: %v, want not found", err)
+		}
 
 		f.clock.After(week.End)
 		// m1's next tier is decided from a master board: not by a process
