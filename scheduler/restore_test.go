@@ -74,8 +74,9 @@ func TestRestoreAfterRedisLoss(t *testing.T) {
 			t.Fatalf("the refused join wrote %d keys", n)
 		}
 		if _, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns),
-			league.WithLostCheck(f.store)); err == nil || !strings.Contains(err.Error(), "the store has the tiers of 50 players") {
-			t.Fatalf("leagued's Open of the lost league: %v", err)
+			league.WithLostCheck(f.store)); err == nil || !strings.Contains(err.Error(), "the store has the tiers of 50 players") ||
+			!strings.Contains(err.Error(), `under the namespace "`+ctrl+`"`) {
+			t.Fatalf("leagued's Open of the lost league (the control's copy under another namespace): %v", err)
 		}
 		skipped, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns),
 			league.WithAbsentLeagues(func(context.Context, string) error { return league.SkipAbsent }))
