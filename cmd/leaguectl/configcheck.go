@@ -42,8 +42,9 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 			if t.ID == l.EntryTier {
 				entry = " (entry)"
 			}
-			fmt.Fprintf(w, "  tier %s%s\tpromote %s, demote %s: of a full board %d up, %d down; %d reward bands\n",
-				t.ID, entry, t.Promote, t.Demote, p, d, len(t.Rewards))
+			fmt.Fprintf(w, "  tier %s%s\tpromote %s, demote %s: of a full board %d up, %d down; %d reward bands; "+
+				"min scores %d to climb, %d for a reward\n",
+				t.ID, entry, t.Promote, t.Demote, p, d, len(t.Rewards), t.MinPromoteScore, t.MinRewardScore)
 		}
 	}
 	if err := w.Flush(); err != nil {

@@ -21,7 +21,7 @@ func TestConfigCheck(t *testing.T) {
 	if err := run(context.Background(), []string{"config", "check", "-config", "../../config.yaml"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"league weekly", "league blitz", "score bits", "tier diamond", "config.yaml: ok"} {
+	for _, want := range []string{"league weekly", "league blitz", "score bits", "tier diamond", "min scores 0 to climb, 1 for a reward", "config.yaml: ok"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
