@@ -74,8 +74,10 @@ func (k keys) bucket(player string) uint32 {
 	return h % k.buckets
 }
 
-func (k keys) record(player string) string {
-	return k.prefix + "r:" + strconv.FormatUint(uint64(k.bucket(player)), 10)
+func (k keys) record(player string) string { return k.recordBucket(k.bucket(player)) }
+
+func (k keys) recordBucket(b uint32) string {
+	return k.prefix + "r:" + strconv.FormatUint(uint64(b), 10)
 }
 
 func (k keys) reward(player string) string {

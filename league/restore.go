@@ -80,13 +80,9 @@ func WithOtherDeployments() Option { return func(e *Engine) { e.otherDeployments
 // Redis holds lv's league. Every key of a league carries its hash tag, so on
 // a cluster they are all on one node.
 func (e *Engine) elsewhere(ctx context.Context, lv *live) ([]string, error) {
-	var node redis.Cmdable = e.rdb
-	if c, ok := e.rdb.(*redis.ClusterClient); ok {
-		n, err := c.MasterForKey(ctx, "{"+lv.ID+"}")
-		if err != nil {
-			return nil, internal("namespaces", err)
-		}
-		node = n
+	node, err := e.leagueNode(ctx, lv)
+	if err != nil {
+		return nil, err
 	}
 	suffix := ":{" + lv.ID + "}:meta"
 	var others []string
@@ -97,6 +93,19 @@ func (e *Engine) elsewhere(ctx context.Context, lv *live) ([]string, error) {
 		}
 	}
 	return others, internal("namespaces", iter.Err())
+}
+
+// leagueNode is where SCAN finds the league's keys: the server, or on a
+// cluster the node serving the league's hash tag.
+func (e *Engine) leagueNode(ctx context.Context, lv *live) (redis.Cmdable, error) {
+	if c, ok := e.rdb.(*redis.ClusterClient); ok {
+		n, err := c.MasterForKey(ctx, "{"+lv.ID+"}")
+		if err != nil {
+			return nil, internal("league node", err)
+		}
+		return n, nil
+	}
+	return e.rdb, nil
 }
 
 // restoreBatch is players per restore.lua call; restorePerTrip calls go in

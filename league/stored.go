@@ -106,7 +106,44 @@ func (e *Engine) checkStored(ctx context.Context, lv *live) error {
 	if err := e.checkFixed(lv, stored); err != nil {
 		return err
 	}
+	if stored[0] != nil && stored[1] == nil {
+		if err := e.checkBuckets(ctx, lv); err != nil {
+			return err
+		}
+	}
 	return e.checkRemovedTiers(ctx, lv)
+}
+
+// checkBuckets checks, for a league recorded before its bucket count was
+// (by an older version), that its records are where this config looks for
+// them: in a sample of record hashes, each hash must be one of this
+// config's and each player in it one this config puts there.
+func (e *Engine) checkBuckets(ctx context.Context, lv *live) error {
+	node, err := e.leagueNode(ctx, lv)
+	if err != nil {
+		return err
+	}
+	prefix := lv.keys.prefix + "r:"
+	iter := node.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	for seen := 0; seen < 16 && iter.Next(ctx); seen++ {
+		b, err := strconv.ParseUint(strings.TrimPrefix(iter.Val(), prefix), 10, 32)
+		if err != nil {
+			continue
+		}
+		players, err := node.HRandField(ctx, iter.Val(), 4).Result()
+		if err != nil {
+			return internal("buckets", err)
+		}
+		misplaced := b >= uint64(lv.Buckets)
+		for _, p := range players {
+			misplaced = misplaced || uint64(lv.keys.bucket(p)) != b
+		}
+		if misplaced {
+			return fmt.Errorf("league %q: buckets changed (Redis holds player records in another number of buckets than the config's %d): "+
+				"every player's record would be looked up in another hash; revert the change, or give the changed league a new id", lv.ID, lv.Buckets)
+		}
+	}
+	return internal("buckets", iter.Err())
 }
 
 // checkFixed compares the layout, buckets and schedule Redis recorded for

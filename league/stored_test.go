@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +92,29 @@ func TestOpenRefusesConfigThatMisreadsRedis(t *testing.T) {
 		// The refused configs changed nothing: the player reads as before.
 		if s := f.score("a", 1); s.Score != 8 || s.Board.Tier != "bronze" {
 			t.Fatalf("after the refused configs: %+v, want bronze with 8", s)
+		}
+
+		// A league an older version recorded, before buckets were: its
+		// records show where they are.
+		old := newFixture(t, b)
+		for i := 0; i < 20; i++ {
+			old.join("p" + strconv.Itoa(i))
+		}
+		meta := old.ns + ":{weekly}:meta"
+		testsvc.Must(t, old.rdb.HDel(old.ctx, meta, "buckets").Err(), "HDEL buckets")
+		openOld := func(buckets int) error {
+			_, err := league.Open(old.ctx, old.rdb, []*league.League{testLeague(t, func(l *league.League) { l.Buckets = buckets })},
+				league.WithNamespace(old.ns), league.WithClock(old.clock.Now))
+			return err
+		}
+		for _, n := range []int{64, 1 << 15} {
+			if err := openOld(n); err == nil || !strings.Contains(err.Error(), "buckets changed") {
+				t.Errorf("buckets %d on a league recorded without them: Open: %v, want refused", n, err)
+			}
+		}
+		testsvc.Must(t, openOld(league.DefaultBuckets), "Open with the buckets it has")
+		if got := old.rdb.HGet(old.ctx, meta, "buckets").Val(); got != strconv.Itoa(league.DefaultBuckets) {
+			t.Errorf("buckets recorded: %q, want %d", got, league.DefaultBuckets)
 		}
 
 		// Under first_reached the tie resolution is part of the packing too.
