@@ -134,6 +134,14 @@ func Parse(b []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("the file is empty: it needs at least one league under leagues:")
 		}
+		// A number that is not one fails decoding with yaml.v3's words
+		// ("cannot unmarshal !!str into int64"); checkWhole names the field.
+		var doc yaml.Node
+		if yaml.Unmarshal(b, &doc) == nil {
+			if werr := checkWhole(&doc, false); werr != nil {
+				return nil, werr
+			}
+		}
 		// yaml.v3's errors start with "yaml: " already.
 		return nil, err
 	}

@@ -32,8 +32,20 @@ func checkWhole(n *yaml.Node, items bool) error {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if (items || wholeFields[k.Value]) && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!float" {
-				return fmt.Errorf("line %d: %s: %s is not a whole number", v.Line, k.Value, v.Value)
+			if (items || wholeFields[k.Value]) && v.Kind == yaml.ScalarNode {
+				switch v.ShortTag() {
+				case "!!float":
+					if f, err := strconv.ParseFloat(v.Value, 64); err == nil && f == math.Trunc(f) && math.Abs(f) >= 1<<63 {
+						return fmt.Errorf("line %d: %s: %s is out of range", v.Line, k.Value, v.Value)
+					}
+					return fmt.Errorf("line %d: %s: %s is not a whole number", v.Line, k.Value, v.Value)
+				case "!!str", "!!bool", "!!binary", "!!timestamp":
+					return fmt.Errorf("line %d: %s: %q is not a number", v.Line, k.Value, v.Value)
+				case "!!int":
+					if _, err := strconv.ParseInt(v.Value, 0, 64); err != nil {
+						return fmt.Errorf("line %d: %s: %s is out of range", v.Line, k.Value, v.Value)
+					}
+				}
 			}
 			if err := checkWhole(v, k.Value == "items"); err != nil {
 				return err
