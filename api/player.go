@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/league-engine/league/league"
@@ -116,6 +117,11 @@ func (s *Server) player(r *http.Request) (reply, error) {
 	}
 	prof := <-stored
 
+	// At the boundary, before settlement reaches the player's last period,
+	// its reward is not pending yet, but the next join delivers it.
+	if st.Earned != nil && !slices.ContainsFunc(pending, func(r league.Reward) bool { return r.Earned.Equal(st.Earned.Earned) }) {
+		pending = append(pending, *st.Earned)
+	}
 	body := playerBody{PendingRewards: rewardBodies(pending)}
 	switch {
 	case prof.err == nil:

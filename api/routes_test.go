@@ -125,6 +125,13 @@ func TestPlayerAcrossSettlement(t *testing.T) {
 	}
 
 	f.clock.After(week.End)
+	// Between the boundary and the settlement, the reward the next join
+	// delivers from the frozen board is shown pending already, once.
+	st = f.must("GET", "/v1/leagues/weekly/players/p10", "")
+	if pending := st["pending_rewards"].([]any); st["tier"] != "silver" || len(pending) != 1 ||
+		pending[0].(map[string]any)["rank"] != 1.0 || pending[0].(map[string]any)["period"] != firstPeriod {
+		t.Fatalf("p10 between the boundary and the settlement: %v; want silver with rank 1's reward pending", st)
+	}
 	f.settleWeek(week)
 	st = f.must("GET", "/v1/leagues/weekly/players/p10", "")
 	hist := st["history"].([]any)

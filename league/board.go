@@ -169,6 +169,11 @@ type Standing struct {
 	// above; 0 at rank 1.
 	Gap  int64
 	Zone tiers.Zone
+	// Earned, for a player who has not joined the current period, is the
+	// reward of their last period that a join would deliver, decided from
+	// its frozen board because settlement has not reached it yet (nil when
+	// none): not among the pending rewards until settlement writes it.
+	Earned *Reward
 }
 
 // Standing returns the player's standing in the current period: one round
@@ -264,11 +269,11 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 				return Standing{}, err
 			}
 		}
-		tier, _, err := e.resolve(ctx, lv, ladder, player, rec, look, settled, p)
+		tier, earned, err := e.resolve(ctx, lv, ladder, player, rec, look, settled, p)
 		if err != nil {
 			return Standing{}, err
 		}
-		s.Tier = lv.Ladder.Tier(tier).ID
+		s.Tier, s.Earned = lv.Ladder.Tier(tier).ID, earned
 		return s, nil
 	}
 	idx, ok := lv.index[rec.tier]

@@ -149,6 +149,16 @@ func TestRolloverBeforeSettlement(t *testing.T) {
 		}
 		f.clock.After(week.End)
 
+		// Before settlement a standing tells the reward the next join will
+		// deliver from the frozen board, which is not pending yet.
+		if s, err := f.engine.Standing(f.ctx, "weekly", "p01"); err != nil || s.Earned == nil ||
+			s.Earned.Rank != 2 || !s.Earned.Earned.Equal(week.Start) || !reflect.DeepEqual(s.Earned.Items, []tiers.Item{{ID: "gems", Qty: 50}}) {
+			t.Fatalf("p01's standing before settlement: %+v, %v; want rank 2's 50 gems earned in %s", s, err, week)
+		}
+		if s, err := f.engine.Standing(f.ctx, "weekly", "p05"); err != nil || s.Earned != nil {
+			t.Fatalf("p05's standing before settlement: %+v, %v; want nothing earned", s, err)
+		}
+
 		// Before settlement: p00 (rank 1 of board 1) and p12 (rank 3 of board 2)
 		// join, racing themselves.
 		early := map[string]league.Placement{}
