@@ -3,7 +3,6 @@ package api
 import (
 	"errors"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/league-engine/league/league"
@@ -119,10 +118,7 @@ func (s *Server) player(r *http.Request) (reply, error) {
 
 	// At the boundary, before settlement reaches the player's last period,
 	// its reward is not pending yet, but the next join delivers it.
-	if st.Earned != nil && !slices.ContainsFunc(pending, func(r league.Reward) bool { return r.Earned.Equal(st.Earned.Earned) }) {
-		pending = append(pending, *st.Earned)
-	}
-	body := playerBody{PendingRewards: rewardBodies(pending)}
+	body := playerBody{PendingRewards: rewardBodies(st.WithEarned(pending))}
 	switch {
 	case prof.err == nil:
 		body.History = historyBodies(prof.profile.History)

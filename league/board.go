@@ -3,6 +3,7 @@ package league
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -174,6 +175,15 @@ type Standing struct {
 	// its frozen board because settlement has not reached it yet (nil when
 	// none): not among the pending rewards until settlement writes it.
 	Earned *Reward
+}
+
+// WithEarned returns pending (PendingRewards) with s.Earned added unless it
+// is there already: every reward the player's next join delivers.
+func (s Standing) WithEarned(pending []Reward) []Reward {
+	if s.Earned == nil || slices.ContainsFunc(pending, func(r Reward) bool { return r.Earned.Equal(s.Earned.Earned) }) {
+		return pending
+	}
+	return append(pending, *s.Earned)
 }
 
 // Standing returns the player's standing in the current period: one round

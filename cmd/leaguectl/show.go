@@ -107,7 +107,9 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}
 	if pending, err := e.engine.PendingRewards(ctx, *id, *pid); err == nil {
-		for _, r := range pending {
+		// As the API's profile: with the reward the next join decides from
+		// a frozen board before settlement writes it.
+		for _, r := range s.WithEarned(pending) {
 			fmt.Fprintf(out, "  waiting for the next join: %s, for rank %d in %s in period %s\n",
 				items(r.Items), r.Rank, r.Tier, league.Period{Start: r.Earned}.ID())
 		}
