@@ -48,7 +48,7 @@ type live struct {
 	*League
 	keys        keys
 	code        []int                     // ladder index -> tier code in Redis
-	maxCode     int                       // the highest of code: codes above it are tiers a newer config added
+	codes       string                    // code as bytes, one a tier: score.lua refuses a player in another
 	index       map[int]int               // tier code -> ladder index
 	epoch       string                    // the league's data generation at Open (stored.go)
 	restored    time.Time                 // start of the period the last restore ran in; zero: none
@@ -217,8 +217,12 @@ func (e *Engine) tierCodes(ctx context.Context, lv *live) error {
 		}
 		lv.code[i] = int(c)
 		lv.index[int(c)] = i
-		lv.maxCode = max(lv.maxCode, int(c))
 	}
+	b := make([]byte, len(lv.code))
+	for i, c := range lv.code {
+		b[i] = byte(c)
+	}
+	lv.codes = string(b)
 	return nil
 }
 

@@ -195,3 +195,40 @@ func TestTierAddedByAnotherProcess(t *testing.T) {
 		}
 	})
 }
+
+// TestScoreRefusedForAnyTierTheConfigLacks: tier codes are handed out in
+// order of first use, so a tier a process lacks can have a lower code than
+// one it has (copper, added and rolled back, then added again while this
+// process has master). Its players' writes are refused before anything is
+// written, whatever the code.
+func TestScoreRefusedForAnyTierTheConfigLacks(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b)
+		ts := f.league.Ladder.Tiers()
+		ts[2].Promote = 2000
+		open := func(top string, entry string) *league.Engine {
+			l, err := tiers.NewLadder(append(append([]tiers.Tier(nil), ts...), tiers.Tier{ID: top, Demote: 3000}))
+			testsvc.Must(t, err, "NewLadder")
+			e, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(lg *league.League) {
+				lg.Ladder, lg.EntryTier = l, entry
+			})}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+			testsvc.Must(t, err, "Open with %s", top)
+			return e
+		}
+		withCopper := open("copper", "copper") // copper's code first
+		withMaster := open("master", "")       // then master's, higher: this process lacks copper
+		_, err := withCopper.Join(f.ctx, "weekly", league.JoinRequest{Player: "c1", Name: "c1"})
+		testsvc.Must(t, err, "join into copper")
+
+		if _, err := withMaster.Score(f.ctx, "weekly", league.ScoreWrite{Player: "c1", Value: 10}); league.ErrorCode(err) != league.Unavailable {
+			t.Errorf("a write for a copper player on a process without copper: %v, want unavailable", err)
+		}
+		if _, errs, err := withMaster.ScoreBatch(f.ctx, "weekly", []league.ScoreWrite{{Player: "c1", Value: 10}}); err != nil ||
+			league.ErrorCode(errs[0]) != league.Unavailable {
+			t.Errorf("a batch write for a copper player there: %v, %v; want unavailable", errs, err)
+		}
+		if s, err := withCopper.Standing(f.ctx, "weekly", "c1"); err != nil || s.Score != 0 {
+			t.Errorf("after the refused writes: %+v, %v; want nothing written", s, err)
+		}
+	})
+}

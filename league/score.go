@@ -104,7 +104,7 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 		e.nowArg(), p.Start.Unix(), p.End.Unix(), k.prefix, w.Player,
 		string(lv.Operator), w.Value, lv.MaxScore,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
-		int64(lv.IdempotencyWindow / time.Second), prev.Start.Unix(), lv.epoch, lv.maxCode,
+		int64(lv.IdempotencyWindow / time.Second), prev.Start.Unix(), lv.epoch, lv.codes,
 	}
 }
 
@@ -146,7 +146,7 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 		ended := Period{Start: time.Unix(reply[1].(int64), 0).UTC()}
 		return res, 0, Errorf(PeriodClosed, "the period %s of league %q has ended for player %q; join the current period first",
 			ended.ID(), lv.ID, w.Player)
-	case scripts.NewerTier:
+	case scripts.OtherTier:
 		tier, _ := e.tierID(ctx, lv, int(reply[1].(int64)))
 		return res, 0, lv.unknownTier(w.Player, tier)
 	case scripts.NotJoined:

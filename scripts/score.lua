@@ -15,7 +15,7 @@
 -- ARGV[13] -> idempotency window (s)
 -- ARGV[14] -> start of the period before Q
 -- ARGV[15] -> the epoch the caller opened the league at
--- ARGV[16] -> the highest tier code the caller knows
+-- ARGV[16] -> the tier codes the caller knows, one byte each
 --
 -- Returns one of
 --   {0, record, score, rank, size}  written (or unchanged): the player's 9-byte record
@@ -29,8 +29,8 @@
 --   {8}                  the request id was used for another player
 --   {11}                 the league's epoch is not ARGV[15]: the caller's tier codes may be
 --                        stale (Redis lost the league, or a restore replaced it); nothing written
---   {13, tier}           the player is in a tier a newer config added (its code is above
---                        ARGV[16]): the caller could not describe the result; nothing written
+--   {13, tier}           the player is in a tier the caller's config lacks (its code is not
+--                        in ARGV[16]): the caller could not describe the result; nothing written
 --
 -- uses: rec_decode board_key int now_ms tie_bits
 
@@ -70,7 +70,7 @@ if s ~= qs then
   end
   return {6}
 end
-if t > tonumber(ARGV[16]) then
+if not string.find(ARGV[16], string.char(t), 1, true) then
   return {13, t}
 end
 

@@ -124,7 +124,7 @@ const (
 	NotEnded    Status = 10 // close: the period has not ended
 	Lost        Status = 11 // join: the league's data in Redis is not the data this process opened
 	OtherRules  Status = 12 // join: the record's period is decided under other ladder rules
-	NewerTier   Status = 13 // score: the player's tier code is above the caller's: reply[1]
+	OtherTier   Status = 13 // score: the player's tier code is not one the caller knows: reply[1]
 )
 
 // Load loads every script into the server's script cache, so pipelines of
