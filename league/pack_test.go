@@ -210,6 +210,10 @@ func TestScheduleSameAs(t *testing.T) {
 		{"0 0 * * 1", "0 0 * * 2", false},
 		{"0 0 * * 1", "0 0 */2 * 1", false}, // a day-of-month step makes days match both fields
 		{"CRON_TZ=Europe/Paris 0 0 * * 1", "CRON_TZ=America/New_York 0 0 * * 1", false},
+		{"CRON_TZ=UTC 0 0 * * 1", "0 0 * * 1", true}, // no zone is UTC, whatever the host's
+		{"CRON_TZ=Etc/UTC 0 0 * * 1", "0 0 * * 1", true},
+		// The same until the next clock change, months after from.
+		{"CRON_TZ=Europe/London */15 8-20 * * *", "CRON_TZ=UTC */15 8-20 * * *", false},
 	} {
 		a, b := mustSchedule(t, c.a), mustSchedule(t, c.b)
 		if got := a.SameAs(b, from); got != c.same {

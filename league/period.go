@@ -34,7 +34,13 @@ func ParseSchedule(spec string) (*Schedule, error) {
 		// would disagree on the boundaries.
 		return nil, fmt.Errorf("%q: @every has no fixed boundaries; use a cron expression", spec)
 	}
-	s, err := cronParser.Parse(spec)
+	zoned := spec
+	if !strings.HasPrefix(spec, "CRON_TZ=") && !strings.HasPrefix(spec, "TZ=") {
+		// Without a zone, UTC, not the host's: replicas on hosts in other
+		// zones (or a host whose zone changed) must agree on every boundary.
+		zoned = "CRON_TZ=UTC " + spec
+	}
+	s, err := cronParser.Parse(zoned)
 	if err != nil {
 		return nil, fmt.Errorf("%q: %v", spec, err)
 	}
@@ -112,8 +118,8 @@ func (s *Schedule) At(t time.Time) Period {
 // fields are compared as the cron library reads them, every value allowed;
 // the mark of a field written as * only counts for day of month and day of
 // week, whose matching it changes. Zones compare by name, or, when the
-// names differ (Local and UTC on a host in UTC), by the next 2,000
-// boundaries after from.
+// names differ (UTC and Etc/UTC), by their offsets every hour of the two
+// years after from, which any clock change falls in.
 func (s *Schedule) SameAs(o *Schedule, from time.Time) bool {
 	a, ok1 := s.sched.(*cron.SpecSchedule)
 	b, ok2 := o.sched.(*cron.SpecSchedule)
@@ -128,9 +134,10 @@ func (s *Schedule) SameAs(o *Schedule, from time.Time) bool {
 	if a.Location.String() == b.Location.String() {
 		return true
 	}
-	x, y := from, from
-	for range 2000 {
-		if x, y = s.Next(x), o.Next(y); !x.Equal(y) {
+	for t, end := from, from.AddDate(2, 0, 0); t.Before(end); t = t.Add(time.Hour) {
+		_, x := t.In(a.Location).Zone()
+		_, y := t.In(b.Location).Zone()
+		if x != y {
 			return false
 		}
 	}
