@@ -38,8 +38,8 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 		if err != nil {
 			return nil, false, nil, fmt.Errorf("REDIS_URL: %s", hidePassword(err.Error(), url))
 		}
-		if !retriesSet(url) {
-			opt.MaxRetries = -1
+		if opt.MaxRetries == 0 {
+			opt.MaxRetries = -1 // as below
 		}
 		c := redis.NewClusterClient(opt)
 		return c, false, func() { c.Close() }, ping(ctx, c, "redis cluster")
@@ -51,19 +51,17 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 	if opt.PoolSize == 0 {
 		opt.PoolSize = 64 // game servers come in bursts; 10 per CPU is too few on small boxes
 	}
-	if !retriesSet(url) {
+	// Each command is sent once unless REDIS_URL asks for retries
+	// (max_retries of 1 or more; go-redis reads 0 as its default of 3): it
+	// would send a command again after its connection broke or its reply
+	// timed out, though Redis may have run it, and a score write without a
+	// request id would count twice (league.Open).
+	if opt.MaxRetries == 0 {
 		opt.MaxRetries = -1
 	}
 	c := redis.NewClient(opt)
 	return c, false, func() { c.Close() }, ping(ctx, c, "redis")
 }
-
-// retriesSet reports whether url sets max_retries. Unless it does, the
-// client sends each command once: go-redis would send a command again after
-// its connection broke or its reply timed out, though Redis may have run it,
-// and a score write without a request id would count twice (the engine also
-// bounds each round trip by the read timeout: league.Open).
-func retriesSet(url string) bool { return strings.Contains(url, "max_retries=") }
 
 // hidePassword replaces the password of url's user info in msg: a URL that
 // fails to parse is quoted whole in the parser's error, and that error ends

@@ -43,7 +43,7 @@ func TestRedisSendsEachCommandOnce(t *testing.T) {
 	for _, c := range []struct {
 		query string
 		want  int
-	}{{"", 0}, {"max_retries=2", 2}} {
+	}{{"", 0}, {"max_retries=0", 0}, {"max_retries=2", 2}} {
 		url := testsvc.RedisURL()
 		if c.query != "" {
 			sep := "?"
