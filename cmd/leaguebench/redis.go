@@ -22,6 +22,9 @@ func openRedis(ctx context.Context, url string, inFlight int) (*redis.Client, er
 	if opt.PoolSize == 0 {
 		opt.PoolSize = max(64, inFlight+16)
 	}
+	if opt.MaxRetries == 0 {
+		opt.MaxRetries = -1 // as leagued's: each command sent once
+	}
 	c := redis.NewClient(opt)
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()

@@ -29,7 +29,7 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 		if err != nil {
 			return nil, false, nil, fmt.Errorf("start embedded redis: %w", err)
 		}
-		c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+		c := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1}) // as below: each command sent once
 		log.Warn("REDIS_URL is not set: live boards are in an in-process Redis (miniredis); NOTHING SURVIVES A RESTART")
 		return c, true, func() { c.Close(); m.Close() }, nil
 	}

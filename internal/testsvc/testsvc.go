@@ -104,7 +104,7 @@ func DeleteNamespace(ctx context.Context, c *redis.Client, ns string) error {
 func Mini(tb testing.TB) (*redis.Client, *miniredis.Miniredis) {
 	tb.Helper()
 	m := miniredis.RunT(tb)
-	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	c := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1})
 	tb.Cleanup(func() { c.Close() })
 	return c, m
 }
