@@ -26,11 +26,9 @@ func TestJoinDecidesAgainUnderRulesRecordedMeanwhile(t *testing.T) {
 		// The other process's rules promote every bronze player.
 		ts := f.league.Ladder.Tiers()
 		ts[0].Promote, ts[0].MinPromoteScore = tiers.RatioScale, 0
-		other, err := tiers.NewLadder(ts)
-		testsvc.Must(t, err, "NewLadder")
-		_, err = league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(l *league.League) { l.Ladder = other })},
-			league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
-		testsvc.Must(t, err, "Open the other process")
+		ol, err := f.openWith(ts, "").League("weekly")
+		testsvc.Must(t, err, "League")
+		other := ol.Ladder
 
 		// This engine's client records the other rules just before the
 		// join's second round trip (the one carrying its decision) runs.
@@ -60,6 +58,20 @@ func TestJoinDecidesAgainUnderRulesRecordedMeanwhile(t *testing.T) {
 			t.Errorf("the period's rules: %q, want the other process's %q", got, other.Fingerprint())
 		}
 	})
+}
+
+// openWith opens another process's engine on f's league with tiers ts
+// (entry, if not "", the tier newcomers start in), as a replica with
+// another config would.
+func (f *fixture) openWith(ts []tiers.Tier, entry string) *league.Engine {
+	f.tb.Helper()
+	ladder, err := tiers.NewLadder(ts)
+	testsvc.Must(f.tb, err, "NewLadder")
+	e, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(f.tb, func(l *league.League) {
+		l.Ladder, l.EntryTier = ladder, entry
+	})}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+	testsvc.Must(f.tb, err, "Open another process")
+	return e
 }
 
 // fillBoard fills bronze-1 with p0..p9, ranked in that order.
@@ -110,15 +122,10 @@ func TestTierAddedByAnotherProcess(t *testing.T) {
 		ts := f.league.Ladder.Tiers()
 		ts[2].Promote = 2000
 		ts = append(ts, tiers.Tier{ID: "master", Demote: 3000})
-		taller, err := tiers.NewLadder(ts)
-		testsvc.Must(t, err, "NewLadder")
-		newer, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(l *league.League) {
-			l.Ladder, l.EntryTier = taller, "master"
-		})}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
-		testsvc.Must(t, err, "Open the newer process")
+		newer := f.openWith(ts, "master")
 
 		// A player the newer process placed in master, seen by the older.
-		_, err = newer.Join(f.ctx, "weekly", league.JoinRequest{Player: "m1", Name: "m1"})
+		_, err := newer.Join(f.ctx, "weekly", league.JoinRequest{Player: "m1", Name: "m1"})
 		testsvc.Must(t, err, "newer join")
 		p, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "m1", Name: "m1"})
 		if err != nil || p.Tier != "master" || !p.Rejoined {
@@ -152,12 +159,7 @@ func TestTierAddedByAnotherProcess(t *testing.T) {
 		}
 		// A tier added by a config rolled back before anyone played it is
 		// unknown again, not unavailable for ever.
-		tin := append(taller.Tiers(), tiers.Tier{ID: "tin", Demote: 1000})
-		tinLadder, err := tiers.NewLadder(tin)
-		testsvc.Must(t, err, "NewLadder")
-		_, err = league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(l *league.League) { l.Ladder = tinLadder })},
-			league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
-		testsvc.Must(t, err, "Open with tin")
+		f.openWith(append(ts, tiers.Tier{ID: "tin", Demote: 1000}), "")
 		if _, err := f.engine.Board(f.ctx, "weekly", league.Period{}, league.BoardID{Tier: "tin", N: 1}); league.ErrorCode(err) != league.NotFound {
 			t.Errorf("a board of a tier added and rolled back, never played: %v, want not found", err)
 		}
@@ -207,13 +209,7 @@ func TestScoreRefusedForAnyTierTheConfigLacks(t *testing.T) {
 		ts := f.league.Ladder.Tiers()
 		ts[2].Promote = 2000
 		open := func(top string, entry string) *league.Engine {
-			l, err := tiers.NewLadder(append(append([]tiers.Tier(nil), ts...), tiers.Tier{ID: top, Demote: 3000}))
-			testsvc.Must(t, err, "NewLadder")
-			e, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(lg *league.League) {
-				lg.Ladder, lg.EntryTier = l, entry
-			})}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
-			testsvc.Must(t, err, "Open with %s", top)
-			return e
+			return f.openWith(append(append([]tiers.Tier(nil), ts...), tiers.Tier{ID: top, Demote: 3000}), entry)
 		}
 		withCopper := open("copper", "copper") // copper's code first
 		withMaster := open("master", "")       // then master's, higher: this process lacks copper

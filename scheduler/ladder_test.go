@@ -22,12 +22,7 @@ func TestPeriodDecidedUnderOneLadder(t *testing.T) {
 		ts := f.league.Ladder.Tiers()
 		ts[0].Promote = 5000
 		ts[0].Rewards = []tiers.Band{{From: 1, To: 10, Items: []tiers.Item{{ID: "coins", Qty: 7}}}}
-		rules, err := tiers.NewLadder(ts)
-		testsvc.Must(t, err, "NewLadder")
-		bl := &league.League{ID: "weekly", BoardSize: 10, Schedule: f.league.Schedule, Ladder: rules}
-		testsvc.Must(t, bl.Init(), "Init")
-		b, err := league.Open(f.ctx, f.rdb, []*league.League{bl}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
-		testsvc.Must(t, err, "Open replica b")
+		b := openReplica(t, f, ts)
 
 		week1 := f.period()
 		played := f.play("p", 40) // four bronze boards
@@ -49,7 +44,7 @@ func TestPeriodDecidedUnderOneLadder(t *testing.T) {
 			testsvc.Must(t, err, "score")
 		}
 		f.clock.After(week2.End)
-		_, err = f.engine.Close(f.ctx, "weekly", week2)
+		_, err := f.engine.Close(f.ctx, "weekly", week2)
 		testsvc.Must(t, err, "Close")
 		// Between the close and the settlement b predicts, under a's rules,
 		// the tier each player's next join will give.
@@ -82,12 +77,7 @@ func TestPeriodDecidedUnderRulesRecordedBeforeATierWasInserted(t *testing.T) {
 	forEachStore(t, func(t *testing.T, k storeKind) {
 		f := newFixture(t, k, 10)
 		ts := f.league.Ladder.Tiers()
-		rules, err := tiers.NewLadder([]tiers.Tier{ts[0], ts[2]}) // bronze, gold
-		testsvc.Must(t, err, "NewLadder")
-		bl := &league.League{ID: "weekly", BoardSize: 10, Schedule: f.league.Schedule, Ladder: rules}
-		testsvc.Must(t, bl.Init(), "Init")
-		b, err := league.Open(f.ctx, f.rdb, []*league.League{bl}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
-		testsvc.Must(t, err, "Open replica b")
+		b := openReplica(t, f, []tiers.Tier{ts[0], ts[2]}) // bronze, gold
 
 		week := f.period()
 		played := f.play("p", 40) // four bronze boards
@@ -104,6 +94,18 @@ func TestPeriodDecidedUnderRulesRecordedBeforeATierWasInserted(t *testing.T) {
 			}
 		}
 	})
+}
+
+// openReplica opens replica b: an engine on f's league with tiers ts.
+func openReplica(t *testing.T, f *fixture, ts []tiers.Tier) *league.Engine {
+	t.Helper()
+	rules, err := tiers.NewLadder(ts)
+	testsvc.Must(t, err, "NewLadder")
+	bl := &league.League{ID: "weekly", BoardSize: 10, Schedule: f.league.Schedule, Ladder: rules}
+	testsvc.Must(t, bl.Init(), "Init")
+	b, err := league.Open(f.ctx, f.rdb, []*league.League{bl}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+	testsvc.Must(t, err, "Open replica b")
+	return b
 }
 
 // joinThrough joins every player of played through engine b.
