@@ -305,9 +305,10 @@ func (e *Engine) tierID(ctx context.Context, lv *live, code int) (id string, ok 
 }
 
 // unknownTier is the error of a player in a tier this process's config does
-// not have: another process runs a config that added it. What the script
-// wrote stands (a retry elsewhere replays it); this process must be
-// restarted with the new config.
+// not have: another process runs a config that added it. A score write for
+// such a player is refused before it writes (score.lua); a join's placement
+// stands and names the tier. This process must be restarted with the new
+// config.
 func (lv *live) unknownTier(player, tier string) error {
 	return Errorf(Unavailable, "league %q: player %q plays in tier %q, which this process's config does not have "+
 		"(a config adding it is rolling out): restart this process with it, or retry on one that has it", lv.ID, player, tier)
