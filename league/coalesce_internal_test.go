@@ -174,28 +174,30 @@ func waitQueued(t *testing.T, co *coalescer, n int) {
 }
 
 // A server that lost its scripts (SCRIPT FLUSH, a restart) gets them again,
-// and each call of a shared pipeline is applied once.
+// and each call, alone or in a shared pipeline, is applied once.
 func TestCoalescedPipelineReloadsLostScripts(t *testing.T) {
 	for _, b := range testsvc.Backends {
-		t.Run(b.Name, func(t *testing.T) {
-			rdb, _, ns := watched(t, b)
-			ctx := context.Background()
-			// a private script, so flushing it cannot disturb other tests
-			private := redis.NewScript(fmt.Sprintf(`-- %s
+		for _, n := range []int{1, 10} {
+			t.Run(fmt.Sprintf("%s/%d calls", b.Name, n), func(t *testing.T) {
+				rdb, _, ns := watched(t, b)
+				ctx := context.Background()
+				// a private script, so flushing it cannot disturb other tests
+				private := redis.NewScript(fmt.Sprintf(`-- %s
 return redis.call('INCRBY', KEYS[1], ARGV[1])`, ns))
-			calls := make([]*call, 10)
-			for i := range calls {
-				calls[i] = &call{ctx: ctx, script: private, keys: []string{ns + ":n"}, args: []any{1}}
-			}
-			if err := evalPipelined(ctx, rdb, replyLimit(rdb), calls); err != nil {
-				t.Fatal(err)
-			}
-			for i, c := range calls {
-				if got, err := c.cmd.Int64(); err != nil || got != int64(i+1) {
-					t.Fatalf("call %d: got %d, %v; want %d", i, got, err, i+1)
+				calls := make([]*call, n)
+				for i := range calls {
+					calls[i] = &call{ctx: ctx, script: private, keys: []string{ns + ":n"}, args: []any{1}}
 				}
-			}
-		})
+				if err := evalPipelined(ctx, rdb, replyLimit(rdb), calls); err != nil {
+					t.Fatal(err)
+				}
+				for i, c := range calls {
+					if got, err := c.cmd.Int64(); err != nil || got != int64(i+1) {
+						t.Fatalf("call %d: got %d, %v; want %d", i, got, err, i+1)
+					}
+				}
+			})
+		}
 	}
 }
 

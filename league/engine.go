@@ -107,13 +107,11 @@ var SkipAbsent = errors.New("league: leave out a league Redis holds no data of")
 //
 // A call waits for Redis at most rdb's read timeout (of a *redis.Client,
 // *redis.ClusterClient or *redis.Ring; go-redis's default 5 s for another
-// client) and is then Unavailable: the engine never lets rdb send a command
-// again once its reply timed out, since Redis would run both copies. A
-// client that retries commands (MaxRetries above 0, go-redis's default)
-// still sends one again after its connection broke, though Redis may have
-// run it: give the engine a client with MaxRetries -1 (Open warns
-// otherwise). Redis Cluster clients retry after a broken connection
-// whatever MaxRetries says (up to MaxRedirects).
+// client) and is then Unavailable. The engine never lets rdb send a script
+// call twice, whatever its MaxRetries or MaxRedirects (eval.go): Redis may
+// have run the first, and a score write would count twice. The plain
+// commands it sends (reads, EXPIRE, ZREM, XACK) do the same when run twice,
+// so rdb may retry those as it likes.
 func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opts ...Option) (*Engine, error) {
 	e, err := newEngine(ctx, rdb, opts)
 	if err != nil {
@@ -121,11 +119,6 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 	}
 	if e.shared > 0 {
 		e.co = newCoalescer(rdb, e.limit, e.shared)
-	}
-	if c, ok := rdb.(*redis.Client); ok && c.Options().MaxRetries > 0 {
-		e.log.Warn("league: the Redis client retries commands: after a broken connection it may send a score write "+
-			"Redis already ran, which then counts twice (unless it has a request id); use MaxRetries -1 (max_retries=-1 in a URL)",
-			"max_retries", c.Options().MaxRetries)
 	}
 	// Every league's presence and stored layout is checked before any
 	// league's data is written: a refusal (a lost league, a mistyped
@@ -206,7 +199,7 @@ func (e *Engine) tierCodes(ctx context.Context, lv *live) error {
 	for i := range ids {
 		ids[i] = lv.Ladder.Tier(i).ID
 	}
-	codes, err := scripts.Tiers.Run(ctx, e.rdb, []string{lv.keys.tiers()}, ids...).Int64Slice()
+	codes, err := e.runAlone(ctx, scripts.Tiers, []string{lv.keys.tiers()}, ids...).Int64Slice()
 	if err != nil {
 		return internal("tier codes", err)
 	}

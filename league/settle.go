@@ -46,7 +46,7 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 	if err := e.checkKnownTiers(ctx, lv, p); err != nil {
 		return nil, err
 	}
-	reply, err := scripts.Close.Run(ctx, e.rdb, []string{lv.keys.counters(p.Start.Unix()), lv.keys.meta()},
+	reply, err := e.runAlone(ctx, scripts.Close, []string{lv.keys.counters(p.Start.Unix()), lv.keys.meta()},
 		e.nowArg(), p.End.Unix(), lv.epoch, lv.rulesFP).Slice()
 	if err != nil {
 		return nil, internal("close", err)
@@ -278,7 +278,7 @@ func (e *Engine) MarkSettled(ctx context.Context, leagueID string, p Period) err
 	if err != nil {
 		return err
 	}
-	moved, err := scripts.Settled.Run(ctx, e.rdb, []string{lv.keys.meta()}, p.Start.Unix(), lv.epoch).Int64()
+	moved, err := e.runAlone(ctx, scripts.Settled, []string{lv.keys.meta()}, p.Start.Unix(), lv.epoch).Int64()
 	if err != nil {
 		return internal("mark settled", err)
 	}

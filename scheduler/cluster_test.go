@@ -1,9 +1,13 @@
 package scheduler_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +17,7 @@ import (
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/scheduler"
+	"github.com/league-engine/league/scripts"
 )
 
 // TestRedisCluster runs a season on Redis Cluster, and a restore after the
@@ -124,6 +129,75 @@ func TestRedisClusterStalledWriteNeverSentTwice(t *testing.T) {
 	if league.ErrorCode(wrote) != league.Unavailable {
 		t.Fatalf("a write on a busy node: %v, want unavailable", wrote)
 	}
+}
+
+// TestRedisClusterBrokenConnectionNeverResendsAWrite: go-redis's cluster
+// client sends a command again after its connection broke, up to
+// MaxRedirects times whatever MaxRetries says, though Redis may have run it.
+// Here the connection breaks once Redis has run the write and answered; the
+// engine's write is not sent again, and its caller hears it may have landed.
+func TestRedisClusterBrokenConnectionNeverResendsAWrite(t *testing.T) {
+	var armed atomic.Bool
+	rdb := clusterClient(t, func(o *redis.ClusterOptions) {
+		o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &breakingConn{Conn: c, armed: &armed, script: []byte(scripts.Score.Hash())}, nil
+		}
+	})
+	ctx := context.Background()
+	ns := testsvc.Namespace(t)
+	c := &testsvc.Clock{}
+	c.Set(monday.Add(3600e9))
+	l := clusterLeagues(t, "broken")[0]
+	e, err := league.Open(ctx, rdb, []*league.League{l}, league.WithNamespace(ns), league.WithClock(c.Now))
+	testsvc.Must(t, err, "Open on the cluster")
+	t.Cleanup(func() {
+		rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			return testsvc.DeleteNamespace(ctx, m, ns)
+		})
+	})
+	_, err = e.Join(ctx, l.ID, league.JoinRequest{Player: "p1", Name: "p1"})
+	testsvc.Must(t, err, "Join")
+
+	armed.Store(true)
+	_, wrote := e.Score(ctx, l.ID, league.ScoreWrite{Player: "p1", Value: 1})
+	if armed.Load() {
+		t.Fatal("the write's connection never broke")
+	}
+	st, err := e.Standing(ctx, l.ID, "p1")
+	testsvc.Must(t, err, "Standing")
+	if st.Score != 1 {
+		t.Fatalf("score %d after one write of 1 whose connection broke (answered %v)", st.Score, wrote)
+	}
+	if league.ErrorCode(wrote) != league.Unavailable {
+		t.Fatalf("a write whose connection broke: %v, want unavailable", wrote)
+	}
+}
+
+// breakingConn, once armed, lets the next reply to a call of script reach
+// it, drops that reply and closes: Redis ran the call, the client hears EOF.
+type breakingConn struct {
+	net.Conn
+	armed  *atomic.Bool
+	script []byte
+	sent   bool // the last write carried a call of script
+}
+
+func (c *breakingConn) Write(p []byte) (int, error) {
+	c.sent = bytes.Contains(p, c.script)
+	return c.Conn.Write(p)
+}
+
+func (c *breakingConn) Read(p []byte) (int, error) {
+	if c.sent && c.armed.CompareAndSwap(true, false) {
+		_, _ = c.Conn.Read(p)
+		c.Conn.Close()
+		return 0, io.EOF
+	}
+	return c.Conn.Read(p)
 }
 
 // busyScript runs for ARGV[1] microseconds.

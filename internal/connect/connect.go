@@ -52,10 +52,10 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 		opt.PoolSize = 64 // game servers come in bursts; 10 per CPU is too few on small boxes
 	}
 	// Each command is sent once unless REDIS_URL asks for retries
-	// (max_retries of 1 or more; go-redis reads 0 as its default of 3): it
-	// would send a command again after its connection broke or its reply
-	// timed out, though Redis may have run it, and a score write without a
-	// request id would count twice (league.Open).
+	// (max_retries of 1 or more; go-redis reads 0 as its default of 3).
+	// The engine never lets the client send a write twice anyway
+	// (league.Open); the rest is safe to repeat, but a retry only delays
+	// the 503 of a Redis that stopped answering.
 	if opt.MaxRetries == 0 {
 		opt.MaxRetries = -1
 	}
