@@ -1,6 +1,7 @@
 package league
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -157,11 +158,29 @@ func TestScheduleAt(t *testing.T) {
 	if skipped.End.Sub(skipped.Start) != 14*24*time.Hour-time.Hour {
 		t.Fatalf("skipped boundary: %v-%v", skipped.Start, skipped.End)
 	}
-	if _, err := ParseSchedule("@every 5m"); err == nil {
-		t.Fatal("@every accepted")
+	for spec, want := range map[string]string{
+		"@every 5m":                   "@every has no fixed boundaries",
+		"CRON_TZ=UTC @every 1h":       "@every has no fixed boundaries",
+		"TZ=UTC @every 30m":           "@every has no fixed boundaries",
+		" @every 1h":                  "@every has no fixed boundaries",
+		"61 * * * *":                  "above maximum",
+		"CRON_TZ=UTC":                 "no cron fields after the zone",
+		"TZ=Asia/Tokyo":               "no cron fields after the zone",
+		"CRON_TZ=UTC   ":              "no cron fields after the zone",
+		"CRON_TZ=Local 0 12 * * *":    "Local is the host's zone",
+		"TZ=Local 0 * * * *":          "Local is the host's zone",
+		"CRON_TZ=Mars/Base 0 * * * *": "unknown time zone",
+		"   ":                         "empty cron expression",
+	} {
+		if _, err := ParseSchedule(spec); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseSchedule(%q): %v, want an error saying %q", spec, err, want)
+		}
 	}
-	if _, err := ParseSchedule("61 * * * *"); err == nil {
-		t.Fatal("bad minute accepted")
+	// A zone written with TZ= or surrounded by spaces is the same schedule.
+	for _, spec := range []string{"TZ=Europe/Paris 0 0 * * MON", "  CRON_TZ=Europe/Paris 0 0 * * MON ", "CRON_TZ=Europe/Paris  0 0 * * MON"} {
+		if !mustSchedule(t, spec).SameAs(mustSchedule(t, "CRON_TZ=Europe/Paris 0 0 * * MON"), p.Start) {
+			t.Errorf("%q is not the same as CRON_TZ=Europe/Paris 0 0 * * MON", spec)
+		}
 	}
 	id, err := ParsePeriodID("20261116T000000Z")
 	if err != nil || !id.Equal(p.Start) {
@@ -220,4 +239,24 @@ func TestScheduleSameAs(t *testing.T) {
 			t.Errorf("%q same as %q: %v, want %v", c.a, c.b, got, c.same)
 		}
 	}
+}
+
+// FuzzParseSchedule: any text is a schedule or an error, never a panic (the
+// cron library panicked on a zone without fields), and a schedule always
+// has a next boundary.
+func FuzzParseSchedule(f *testing.F) {
+	for _, seed := range []string{"0 0 * * MON", "CRON_TZ=Europe/Paris 30 2 * * SUN", "TZ=UTC", "@weekly",
+		"CRON_TZ=UTC @every 1h", "*/2 * * * * *", "0 0 30 2 *", "TZ= 0 * * * *"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		s, err := ParseSchedule(spec)
+		if err != nil {
+			return
+		}
+		from := time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
+		if s.Next(from).IsZero() {
+			t.Fatalf("%q: no boundary after %v", spec, from)
+		}
+	})
 }

@@ -26,28 +26,50 @@ var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour |
 
 // ParseSchedule parses a cron expression.
 func ParseSchedule(spec string) (*Schedule, error) {
-	if strings.TrimSpace(spec) == "" {
+	zone, fields := splitZone(spec)
+	switch {
+	case fields == "" && zone == "":
 		return nil, fmt.Errorf("empty cron expression")
+	case fields == "":
+		return nil, fmt.Errorf("%q: no cron fields after the zone", spec)
+	case zone == "Local":
+		// the host's zone, under a name every host shares: replicas on
+		// hosts in other zones would each read it their own way
+		return nil, fmt.Errorf("%q: Local is the host's zone, which hosts may not share; name the zone (CRON_TZ=Europe/Paris)", spec)
+	case zone == "":
+		// Without a zone, UTC, not the host's: replicas on hosts in other
+		// zones (or a host whose zone changed) must agree on every boundary.
+		zone = "UTC"
 	}
-	if strings.HasPrefix(spec, "@every") {
+	s, err := cronParser.Parse("CRON_TZ=" + zone + " " + fields)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %v", spec, err)
+	}
+	if _, every := s.(cron.ConstantDelaySchedule); every {
 		// @every counts from whenever the process started: two replicas
 		// would disagree on the boundaries.
 		return nil, fmt.Errorf("%q: @every has no fixed boundaries; use a cron expression", spec)
-	}
-	zoned := spec
-	if !strings.HasPrefix(spec, "CRON_TZ=") && !strings.HasPrefix(spec, "TZ=") {
-		// Without a zone, UTC, not the host's: replicas on hosts in other
-		// zones (or a host whose zone changed) must agree on every boundary.
-		zoned = "CRON_TZ=UTC " + spec
-	}
-	s, err := cronParser.Parse(zoned)
-	if err != nil {
-		return nil, fmt.Errorf("%q: %v", spec, err)
 	}
 	if s.Next(time.Unix(0, 0)).IsZero() {
 		return nil, fmt.Errorf("%q never fires", spec)
 	}
 	return &Schedule{Spec: spec, sched: s}, nil
+}
+
+// splitZone splits a cron expression into its zone (of a CRON_TZ= or TZ=
+// prefix; "" for none) and its fields, spaces trimmed.
+func splitZone(spec string) (zone, fields string) {
+	spec = strings.TrimSpace(spec)
+	for _, prefix := range []string{"CRON_TZ=", "TZ="} {
+		if rest, ok := strings.CutPrefix(spec, prefix); ok {
+			zone, fields, _ = strings.Cut(rest, " ")
+			if zone == "" {
+				zone = "UTC" // as time.LoadLocation reads ""
+			}
+			return zone, strings.TrimSpace(fields)
+		}
+	}
+	return "", spec
 }
 
 // Next returns the first boundary strictly after t.

@@ -99,11 +99,18 @@ func (e *Engine) checkPresent(ctx context.Context, lv *live) (skip, err error) {
 // checkStored refuses, before anything is written for the league, a config
 // that would misread what Redis holds (see above).
 func (e *Engine) checkStored(ctx context.Context, lv *live) error {
-	stored, err := e.rdb.HMGet(ctx, lv.keys.meta(), "layout", "buckets", "schedule").Result()
+	stored, err := e.rdb.HMGet(ctx, lv.keys.meta(), "layout", "buckets", "schedule", "settled").Result()
 	if err != nil {
 		return internal("layout", err)
 	}
-	if err := e.checkFixed(lv, stored); err != nil {
+	if err := e.checkFixed(lv, stored[:3]); err != nil {
+		return err
+	}
+	starts, err := e.recordedStarts(ctx, lv, stored[3])
+	if err != nil {
+		return err
+	}
+	if err := e.checkBoundaries(lv, starts); err != nil {
 		return err
 	}
 	if stored[0] != nil && stored[1] == nil {
@@ -160,9 +167,8 @@ func (e *Engine) checkFixed(lv *live, stored []any) error {
 		return fmt.Errorf("league %q: buckets changed (Redis holds player records in %s buckets, the config says %s): "+
 			"every player's record would be looked up in another hash; revert the change, or give the changed league a new id", lv.ID, bucketsWas, want)
 	}
-	if scheduleWas != "" && scheduleWas != lv.Schedule.Spec {
-		was, err := ParseSchedule(scheduleWas)
-		if err != nil || !was.SameAs(lv.Schedule, e.now()) {
+	if scheduleWas != "" && scheduleWas != lv.Schedule.recorded() {
+		if !sameSchedule(scheduleWas, lv.Schedule, e.now()) {
 			return fmt.Errorf("league %q: schedule changed (Redis holds periods of %q, the config says %q): "+
 				"a period of the new schedule would overlap the running one, or cut it short; revert the change, "+
 				"or give the league with the new cycle a new id", lv.ID, scheduleWas, lv.Schedule.Spec)
@@ -182,7 +188,7 @@ func (e *Engine) recordLayout(ctx context.Context, lv *live) error {
 	pipe := e.rdb.Pipeline()
 	pipe.HSetNX(ctx, meta, "layout", layout(lv.League))
 	pipe.HSetNX(ctx, meta, "buckets", lv.Buckets)
-	pipe.HSetNX(ctx, meta, "schedule", lv.Schedule.Spec)
+	pipe.HSetNX(ctx, meta, "schedule", lv.Schedule.recorded())
 	pipe.HSetNX(ctx, meta, "epoch", newEpoch())
 	// The rules a period decided by this process is decided under, for the
 	// other processes that decide it too (ladderFor).
@@ -197,7 +203,18 @@ func (e *Engine) recordLayout(ctx context.Context, lv *live) error {
 		sec, _ := strconv.ParseInt(r, 10, 64)
 		lv.restored = time.Unix(sec, 0).UTC()
 	}
-	return e.checkFixed(lv, v[:3])
+	if err := e.checkFixed(lv, v[:3]); err != nil {
+		return err
+	}
+	// An older version's schedule, recorded without a zone, which the
+	// config matched (sameSchedule, checkBoundaries), is recorded with the
+	// config's zone from now on.
+	if was, _ := v[2].(string); was != "" {
+		if zone, _ := splitZone(was); zone == "" {
+			return internal("layout", e.rdb.HSet(ctx, meta, "schedule", lv.Schedule.recorded()).Err())
+		}
+	}
+	return nil
 }
 
 // lostError answers a call whose script found another epoch than the one

@@ -39,13 +39,6 @@ func TestOpenRefusesConfigThatMisreadsRedis(t *testing.T) {
 				l.Ladder = ladder
 			}
 		}
-		schedule := func(spec string) func(*league.League) {
-			return func(l *league.League) {
-				s, err := league.ParseSchedule(spec)
-				testsvc.Must(t, err, "ParseSchedule")
-				l.Schedule = s
-			}
-		}
 		// What a refused Open must leave as it was.
 		stored := func() map[string]string {
 			out := map[string]string{}
@@ -68,8 +61,9 @@ func TestOpenRefusesConfigThatMisreadsRedis(t *testing.T) {
 			{"tie break", func(l *league.League) { l.TieBreak = league.FirstReached }, "board_size, tie_break or tie_resolution changed"},
 			{"tie resolution under join_order", func(l *league.League) { l.TieResolution = 10 * time.Millisecond }, ""},
 			{"buckets", func(l *league.League) { l.Buckets = 64 }, "buckets changed (Redis holds player records in 16384 buckets, the config says 64)"},
-			{"schedule", schedule("0 0 * * *"), `schedule changed (Redis holds periods of "0 0 * * MON", the config says "0 0 * * *")`},
-			{"schedule spelled otherwise", schedule("0 0 0 * * 1"), ""},
+			{"schedule", withSchedule(t, "0 0 * * *"), `schedule changed (Redis holds periods of "CRON_TZ=UTC 0 0 * * MON", the config says "0 0 * * *")`},
+			{"schedule spelled otherwise", withSchedule(t, "0 0 0 * * 1"), ""},
+			{"schedule in another zone", withSchedule(t, "CRON_TZ=Europe/Paris 0 0 * * MON"), "schedule changed"},
 			{"bronze removed", withTiers("silver", "gold"), "(bronze: 1 players in period 20261116T000000Z)"},
 			{"bronze renamed", withTiers("copper", "silver", "gold"), "(bronze: 1 players in period 20261116T000000Z)"},
 			{"tiers reordered and added", withTiers("gold", "platinum", "silver", "bronze"), ""},
