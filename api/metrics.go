@@ -135,11 +135,21 @@ func (s *Server) postgresErr(err error) error {
 	return err
 }
 
-// isDependencyFailure reports an unavailable or internal error that is not
-// the caller hanging up (its canceled context fails the call too).
+// isDependencyFailure reports an error of a failed call to a dependency:
+// internal, or unavailable with the dependency's error (or state) as its
+// cause. A process refusing what its own config cannot serve (a tier a
+// newer config added, during a rollout) answers unavailable too, but its
+// Redis is fine: that shows as a 503 in the request counts, not here. The
+// caller hanging up fails a call too, and is not counted either.
 func isDependencyFailure(err error) bool {
-	c := league.ErrorCode(err)
-	return (c == league.Unavailable || c == league.Internal) && !errors.Is(err, context.Canceled)
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	var e *league.Error
+	if !errors.As(err, &e) {
+		return true // internal
+	}
+	return e.Code == league.Internal || (e.Code == league.Unavailable && e.Err != nil)
 }
 
 func (s *Server) metricsHandler() http.Handler {

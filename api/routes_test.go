@@ -287,6 +287,9 @@ func TestReadinessAfterRedisLostTheLeague(t *testing.T) {
 	if keys := f.mini.Keys(); len(keys) != 0 {
 		t.Fatalf("the refused join wrote %v", keys)
 	}
+	if n := metricValue(t, f, "league_dependency_errors_total", "dependency", "redis"); n < 1 {
+		t.Errorf("redis errors %v after Redis lost the league, want it counted", n)
+	}
 }
 
 func TestMetrics(t *testing.T) {

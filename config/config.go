@@ -470,6 +470,7 @@ func CheckRemovedTiers(l *league.League, populations map[string]int) error {
 		return nil
 	}
 	sort.Strings(gone)
-	return fmt.Errorf("league %q: tiers: removed tiers still hold players: %s; keep them in the ladder (players who never come back keep their tier, so a tier that ever held players stays)",
-		l.ID, strings.Join(gone, ", "))
+	return fmt.Errorf("league %q: tiers: tiers this config lacks still hold players: %s; if they were removed from it, keep them in the ladder "+
+		"(players who never come back keep their tier, so a tier that ever held players stays); if another process's newer config added them, "+
+		"start this one with that config", l.ID, strings.Join(gone, ", "))
 }

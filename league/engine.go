@@ -172,10 +172,36 @@ func newEngine(ctx context.Context, rdb redis.UniversalClient, opts []Option) (*
 	if e.shared < 0 {
 		return nil, fmt.Errorf("league: %d shared round trips; want 0 (off) or more", e.shared)
 	}
+	if err := checkAttempts(rdb); err != nil {
+		return nil, err
+	}
 	if err := loadScripts(ctx, rdb); err != nil {
 		return nil, internal("load scripts", err)
 	}
 	return e, nil
+}
+
+// checkAttempts refuses a client that would send nothing: go-redis makes
+// MaxRetries+1 attempts at a command (MaxRedirects+1 on a cluster), -1
+// meaning none after the first, so below -1 it makes none, and reports no
+// error either.
+func checkAttempts(rdb redis.UniversalClient) error {
+	var retries, redirects int
+	switch c := rdb.(type) {
+	case *redis.Client:
+		retries = c.Options().MaxRetries
+	case *redis.ClusterClient:
+		retries, redirects = c.Options().MaxRetries, c.Options().MaxRedirects
+	case *redis.Ring:
+		retries = c.Options().MaxRetries
+	}
+	if retries < -1 {
+		return fmt.Errorf("league: the Redis client's max retries is %d, with which go-redis sends no command; use -1 for none", retries)
+	}
+	if redirects < -1 {
+		return fmt.Errorf("league: the Redis client's max redirects is %d, with which go-redis sends no command; use -1 for none", redirects)
+	}
+	return nil
 }
 
 // newLive is league l as this engine keeps it, before Open or Restore fills

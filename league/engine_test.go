@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
@@ -450,5 +452,26 @@ func TestOpenRefusesNegativeSharedRoundTrips(t *testing.T) {
 	_, err := league.Open(context.Background(), rdb, []*league.League{testLeague(t)}, league.WithSharedRoundTrips(-1))
 	if err == nil || !strings.Contains(err.Error(), "shared round trips") {
 		t.Fatalf("Open with -1 shared round trips: %v, want an error saying so", err)
+	}
+}
+
+// TestOpenRefusesAClientThatSendsNothing: go-redis makes no attempt at a
+// command below -1 retries (or redirects), and reports no error; the engine
+// would read empty replies.
+func TestOpenRefusesAClientThatSendsNothing(t *testing.T) {
+	_, m := testsvc.Mini(t)
+	for _, c := range []struct {
+		rdb  redis.UniversalClient
+		want string
+	}{
+		{redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -2}), "max retries is -2"},
+		{redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{m.Addr()}, MaxRedirects: -3}), "max redirects is -3"},
+		{redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": m.Addr()}, MaxRetries: -2}), "max retries is -2"},
+	} {
+		_, err := league.Open(context.Background(), c.rdb, []*league.League{testLeague(t)})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%T: Open: %v, want an error saying %q", c.rdb, err, c.want)
+		}
+		c.rdb.Close()
 	}
 }

@@ -217,14 +217,18 @@ func (e *Engine) recordLayout(ctx context.Context, lv *live) error {
 	return nil
 }
 
+var errLost = errors.New("redis lost the league's data")
+
 // lostError answers a call whose script found another epoch than the one
 // this engine opened: its tier codes may be stale, so it writes nothing
 // until the process is restarted. From then on every call for the league
 // fails the same way before reaching Redis (live).
 func (lv *live) lostError() error {
 	lv.lost.Store(true)
-	return Errorf(Unavailable, "league %q: Redis no longer holds the data this process opened "+
+	e := Errorf(Unavailable, "league %q: Redis no longer holds the data this process opened "+
 		"(it lost it, or a restore replaced it): if Redis lost it, run leaguectl restore -league %s; then restart leagued", lv.ID, lv.ID)
+	e.Err = errLost // Redis's state, not this process's config: a dependency failure
+	return e
 }
 
 // CheckEpochs returns an Unavailable error unless Redis holds, for every
@@ -304,7 +308,8 @@ func (e *Engine) checkRemovedTiers(ctx context.Context, lv *live) error {
 		}
 	}
 	if len(held) > 0 {
-		return fmt.Errorf("league %q: tiers removed from the config still hold players (%s); keep them in the ladder",
+		return fmt.Errorf("league %q: tiers this config lacks still hold players (%s): if they were removed from it, "+
+			"keep them in the ladder; if another process's newer config added them, start this one with that config",
 			lv.ID, strings.Join(held, "; "))
 	}
 	return nil

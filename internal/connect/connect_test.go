@@ -62,3 +62,19 @@ func TestRedisSendsEachCommandOnce(t *testing.T) {
 		closeFn()
 	}
 }
+
+// TestRedisRefusesCountsThatSendNothing: below -1, go-redis makes no
+// attempt at a command and reports no error; such a URL is refused.
+func TestRedisRefusesCountsThatSendNothing(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for url, want := range map[string]string{
+		"redis://127.0.0.1:1/0?max_retries=-2":         "max_retries=-2",
+		"redis+cluster://127.0.0.1:1?max_redirects=-5": "max_redirects=-5",
+		"redis+cluster://127.0.0.1:1?max_retries=-3":   "max_retries=-3",
+	} {
+		_, _, _, err := Redis(context.Background(), url, log)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "sends nothing") {
+			t.Errorf("%s: %v, want refused naming %s", url, err, want)
+		}
+	}
+}
