@@ -148,11 +148,12 @@ func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, player stri
 	if !ok {
 		return nil, internal("join", fmt.Errorf("bad record %q", raw))
 	}
-	if rec.start >= p.Start.Unix() {
-		// Joined a period that starts no earlier than this one, which
-		// Redis's clock says is current: a process reads the schedule
-		// otherwise (Open refuses that when Redis shows it). Deciding it
-		// would settle a period that has not ended.
+	if _, err := lv.periodOf(rec.start); rec.start >= p.Start.Unix() || (err != nil && reply[5].(int64) < rec.start) {
+		// Joined a period that starts no earlier than this one (which
+		// Redis's clock says is current), or an unsettled one this schedule
+		// does not start: a process reads the schedule otherwise (Open
+		// refuses that when Redis shows it). Deciding it could settle a
+		// period that has not ended.
 		return nil, Errorf(Unavailable, "league %q: player %q last joined period %s, which does not end before this period %s: "+
 			"processes disagree on the schedule's boundaries; give every process the same schedule (with its CRON_TZ)",
 			lv.ID, player, Period{Start: rec.startTime()}.ID(), p.ID())

@@ -169,6 +169,9 @@ func TestScheduleAt(t *testing.T) {
 		"CRON_TZ=UTC   ":              "no cron fields after the zone",
 		"CRON_TZ=Local 0 12 * * *":    "Local is the host's zone",
 		"TZ=Local 0 * * * *":          "Local is the host's zone",
+		"CRON_TZ=localtime 0 * * * *": "localtime is the host's zone",
+		"TZ=posixrules 0 0 * * *":     "posixrules is the host's zone",
+		"CRON_TZ= 0 * * * *":          "no zone after the prefix",
 		"CRON_TZ=Mars/Base 0 * * * *": "unknown time zone",
 		"   ":                         "empty cron expression",
 	} {
@@ -246,7 +249,7 @@ func TestScheduleSameAs(t *testing.T) {
 // has a next boundary.
 func FuzzParseSchedule(f *testing.F) {
 	for _, seed := range []string{"0 0 * * MON", "CRON_TZ=Europe/Paris 30 2 * * SUN", "TZ=UTC", "@weekly",
-		"CRON_TZ=UTC @every 1h", "*/2 * * * * *", "0 0 30 2 *", "TZ= 0 * * * *"} {
+		"CRON_TZ=UTC @every 1h", "*/2 * * * * *", "0 0 30 2 *", "TZ= 0 * * * *", "CRON_TZ=localtime 0 * * * *"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {

@@ -28,14 +28,16 @@ var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour |
 func ParseSchedule(spec string) (*Schedule, error) {
 	zone, fields := splitZone(spec)
 	switch {
-	case fields == "" && zone == "":
+	case strings.TrimSpace(spec) == "":
 		return nil, fmt.Errorf("empty cron expression")
 	case fields == "":
 		return nil, fmt.Errorf("%q: no cron fields after the zone", spec)
-	case zone == "Local":
+	case zone == "" && fields != strings.TrimSpace(spec):
+		return nil, fmt.Errorf("%q: no zone after the prefix; name one (CRON_TZ=UTC)", spec)
+	case hostZones[zone]:
 		// the host's zone, under a name every host shares: replicas on
 		// hosts in other zones would each read it their own way
-		return nil, fmt.Errorf("%q: Local is the host's zone, which hosts may not share; name the zone (CRON_TZ=Europe/Paris)", spec)
+		return nil, fmt.Errorf("%q: %s is the host's zone, which hosts may not share; name the zone (CRON_TZ=Europe/Paris)", spec, zone)
 	case zone == "":
 		// Without a zone, UTC, not the host's: replicas on hosts in other
 		// zones (or a host whose zone changed) must agree on every boundary.
@@ -56,6 +58,11 @@ func ParseSchedule(spec string) (*Schedule, error) {
 	return &Schedule{Spec: spec, sched: s}, nil
 }
 
+// hostZones are zone names that stand for whatever the host is set to:
+// Go's own Local, the tz database's links to the host's zone file
+// (localtime) and to its default rules (posixrules).
+var hostZones = map[string]bool{"Local": true, "localtime": true, "posixrules": true}
+
 // splitZone splits a cron expression into its zone (of a CRON_TZ= or TZ=
 // prefix; "" for none) and its fields, spaces trimmed.
 func splitZone(spec string) (zone, fields string) {
@@ -63,9 +70,6 @@ func splitZone(spec string) (zone, fields string) {
 	for _, prefix := range []string{"CRON_TZ=", "TZ="} {
 		if rest, ok := strings.CutPrefix(spec, prefix); ok {
 			zone, fields, _ = strings.Cut(rest, " ")
-			if zone == "" {
-				zone = "UTC" // as time.LoadLocation reads ""
-			}
 			return zone, strings.TrimSpace(fields)
 		}
 	}

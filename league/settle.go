@@ -349,12 +349,13 @@ func (e *Engine) Unsettled(ctx context.Context, leagueID string) ([]Period, erro
 		}
 		p, err := lv.periodOf(sec)
 		if err != nil {
-			// The schedule changed since: settle the orphan up to the next
-			// boundary of the new schedule rather than strand its players.
-			start := time.Unix(sec, 0).UTC()
-			p = Period{Start: start, End: lv.Schedule.Next(start)}
-			e.log.Warn("league: period waiting for settlement is not a period of the schedule (was it changed?); settling it up to the next boundary",
-				"league", lv.ID, "start", start, "end", p.End)
+			// Another process reads the schedule otherwise (Open refuses
+			// such a league when it starts): its period may not have ended,
+			// and settling it up to a boundary of ours would decide it early.
+			e.log.Error("league: a period waiting for settlement is not a period of this process's schedule; "+
+				"processes disagree on its boundaries: give every process the same schedule (with its CRON_TZ)",
+				"league", lv.ID, "start", time.Unix(sec, 0).UTC(), "schedule", lv.Schedule.Spec)
+			continue
 		}
 		out = append(out, p)
 	}

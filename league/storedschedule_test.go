@@ -102,5 +102,22 @@ func TestJoinRefusesToDecideAPeriodNotEnded(t *testing.T) {
 		if !errors.As(err, &le) || le.Code != league.Unavailable || !strings.Contains(err.Error(), "disagree on the schedule") {
 			t.Fatalf("join of a player placed in a later period: %v, want unavailable", err)
 		}
+		// The other way round: a player placed in the UTC process's period
+		// (01:00, which ends at 02:00), joining through the other zone
+		// (whose period began at 01:30), is not decided early either, and
+		// the other zone's settler leaves that period alone.
+		f.join("b")
+		_, err = other.Join(f.ctx, "weekly", league.JoinRequest{Player: "b", Name: "b"})
+		if !errors.As(err, &le) || le.Code != league.Unavailable || !strings.Contains(err.Error(), "disagree on the schedule") {
+			t.Fatalf("join of a player placed in a period the schedule does not start: %v, want unavailable", err)
+		}
+		f.clock.Set(monday.Add(2*time.Hour + 40*time.Minute)) // both periods ended
+		waiting, err := other.Unsettled(f.ctx, "weekly")
+		testsvc.Must(t, err, "Unsettled")
+		for _, p := range waiting {
+			if p.Start.Minute() != 30 {
+				t.Errorf("the other zone would settle %v, a period of the UTC process", p)
+			}
+		}
 	})
 }
