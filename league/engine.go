@@ -405,7 +405,10 @@ func isUnavailable(err error) bool {
 	msg := err.Error()
 	return strings.HasPrefix(msg, "LOADING") || strings.HasPrefix(msg, "CLUSTERDOWN") ||
 		strings.HasPrefix(msg, "TRYAGAIN") || strings.HasPrefix(msg, "MASTERDOWN") ||
-		strings.Contains(msg, "connection refused") || strings.HasPrefix(msg, "READONLY")
+		strings.Contains(msg, "connection refused") || strings.HasPrefix(msg, "READONLY") ||
+		// a script met a key Redis Cluster moved while migrating the slot
+		// (before writing: the scripts touch such keys first)
+		strings.Contains(msg, "non local key")
 }
 
 // Ping checks that Redis answers, for readiness probes.

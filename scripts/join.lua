@@ -112,9 +112,16 @@ else
   end
 end
 
-if tonumber(redis.call('HGET', KEYS[1], tier) or '0') >= 16777215 then
+local joined = tonumber(redis.call('HGET', KEYS[1], tier) or '0')
+if joined >= 16777215 then
   return {9}
 end
+-- The board and names keys are not in KEYS (the board follows from the
+-- counter). Touched before the first write: while Redis Cluster migrates
+-- the league's slot, a key already moved fails the script here, with
+-- nothing written, not halfway through the join.
+local board = math.ceil((joined + 1) / size)
+redis.call('EXISTS', board_key(prefix, qs, tier, board), names_key(prefix, qs, tier, board))
 
 -- Rewards: settlement leaves '<E>|p|<items>' (pending); the join that delivers
 -- them leaves '<E>|c|<Q>' (claimed), which settlement never overwrites.
@@ -146,8 +153,7 @@ if n == 1 then
     end
   end
 end
-local board = math.ceil(n / size)
-local slot = n - (board - 1) * size
+local slot = n - (board - 1) * size -- n is joined + 1: the board touched above
 local packed = tie_bits(now, qe, tonumber(ARGV[10]), tonumber(ARGV[9]), tonumber(ARGV[8]), size, slot)
 redis.call('ZADD', board_key(prefix, qs, tier, board), packed, player)
 redis.call('HSET', names_key(prefix, qs, tier, board), player, profile)
