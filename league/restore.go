@@ -154,6 +154,20 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 				l.ID, others[0], e.ns)
 		}
 	}
+	// The settled periods must be periods of the config's schedule (a
+	// schedule read in another zone would place the restored league in
+	// periods overlapping them), checked before anything is written.
+	settled, err := store.Settlements(ctx, l.ID, 1000)
+	if err != nil {
+		return RestoreStats{}, err
+	}
+	starts := make([]int64, len(settled))
+	for i, s := range settled {
+		starts[i] = s.Period.Unix()
+	}
+	if err := e.checkBoundaries(lv, starts, "Postgres"); err != nil {
+		return RestoreStats{}, err
+	}
 	// A new epoch from the start: processes opened before the loss (or a
 	// restore) write nothing from here on, and none opens the league until
 	// the restoring mark is gone.

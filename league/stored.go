@@ -110,7 +110,7 @@ func (e *Engine) checkStored(ctx context.Context, lv *live) error {
 	if err != nil {
 		return err
 	}
-	if err := e.checkBoundaries(lv, starts); err != nil {
+	if err := e.checkBoundaries(lv, starts, "Redis"); err != nil {
 		return err
 	}
 	if stored[0] != nil && stored[1] == nil {
@@ -206,12 +206,9 @@ func (e *Engine) recordLayout(ctx context.Context, lv *live) error {
 	if err := e.checkFixed(lv, v[:3]); err != nil {
 		return err
 	}
-	// An older version's schedule, recorded without a zone, which the
-	// config matched (sameSchedule, checkBoundaries), is recorded with the
-	// config's zone from now on.
 	if was, _ := v[2].(string); was != "" {
 		if zone, _ := splitZone(was); zone == "" {
-			return internal("layout", e.rdb.HSet(ctx, meta, "schedule", lv.Schedule.recorded()).Err())
+			return e.rerecordSchedule(ctx, lv, was)
 		}
 	}
 	return nil

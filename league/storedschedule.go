@@ -2,11 +2,14 @@ package league
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // A league's schedule is fixed once it has data (stored.go), and what is
@@ -65,10 +68,10 @@ func (e *Engine) recordedStarts(ctx context.Context, lv *live, settled any) ([]i
 	return starts, nil
 }
 
-// checkBoundaries refuses a schedule that does not start every period Redis
-// holds for the league: its periods would overlap those, and decide their
-// players twice.
-func (e *Engine) checkBoundaries(lv *live, starts []int64) error {
+// checkBoundaries refuses a schedule that does not start every period the
+// league's data holds (in where: Redis, or Postgres for a restore): its
+// periods would overlap those, and decide their players twice.
+func (e *Engine) checkBoundaries(lv *live, starts []int64, where string) error {
 	for _, sec := range starts {
 		start := time.Unix(sec, 0).UTC()
 		if _, err := lv.Schedule.Containing(start); err == nil {
@@ -79,13 +82,13 @@ func (e *Engine) checkBoundaries(lv *live, starts []int64) error {
 			hint = "if older versions ran the league on hosts outside UTC, they read a schedule without CRON_TZ " +
 				"in the host's zone: add that zone (CRON_TZ=Area/City " + fields + "); otherwise " + hint
 			if host := hostZone(); host != "" && startsAll(starts, "CRON_TZ="+host+" "+fields) {
-				hint = fmt.Sprintf("Redis's periods are those of the schedule in this host's zone, in which older versions "+
-					"read a schedule without CRON_TZ: write \"CRON_TZ=%s %s\"", host, fields)
+				hint = fmt.Sprintf("%s's periods are those of the schedule in this host's zone, in which older versions "+
+					"read a schedule without CRON_TZ: write \"CRON_TZ=%s %s\"", where, host, fields)
 			}
 		}
-		return fmt.Errorf("league %q: Redis holds a period starting %s, which is not a boundary of the schedule %q: "+
+		return fmt.Errorf("league %q: %s holds a period starting %s, which is not a boundary of the schedule %q: "+
 			"the league ran under another reading of its schedule, and periods of this one would overlap it; %s",
-			lv.ID, start.Format(time.RFC3339), lv.Schedule.Spec, hint)
+			lv.ID, where, start.Format(time.RFC3339), lv.Schedule.Spec, hint)
 	}
 	return nil
 }
@@ -117,4 +120,38 @@ func hostZone() string {
 		return ""
 	}
 	return zone
+}
+
+// rerecordSchedule records the config's schedule, with its zone, in place
+// of an older version's zoneless one (was), which the config matched
+// (sameSchedule, checkBoundaries). Only if was is still there: a process
+// that started at the same time with another zone may have recorded its
+// own, which this config must then match like any recorded schedule.
+func (e *Engine) rerecordSchedule(ctx context.Context, lv *live, was string) error {
+	meta := lv.keys.meta()
+	var refused error
+	for attempt := 0; attempt < 8; attempt++ {
+		err := e.rdb.Watch(ctx, func(tx *redis.Tx) error {
+			cur, err := tx.HGet(ctx, meta, "schedule").Result()
+			if err != nil {
+				return err
+			}
+			if cur != was {
+				refused = e.checkFixed(lv, []any{nil, nil, cur})
+				return nil
+			}
+			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.HSet(ctx, meta, "schedule", lv.Schedule.recorded())
+				return nil
+			})
+			return err
+		}, meta)
+		if !errors.Is(err, redis.TxFailedErr) { // meta changed meanwhile: look again
+			if err != nil {
+				return internal("layout", err)
+			}
+			return refused
+		}
+	}
+	return internal("layout", errors.New("the league's meta hash kept changing"))
 }

@@ -104,6 +104,19 @@ func TestRestoreAfterRedisLoss(t *testing.T) {
 			t.Fatalf("restore beside a running settler: %v", err)
 		}
 		release()
+		// A config whose schedule reads the week in another zone would
+		// restore the league into periods overlapping the settled ones.
+		kolkata := *f.league
+		kolkata.Schedule, err = league.ParseSchedule("CRON_TZ=Asia/Kolkata 0 0 * * MON")
+		testsvc.Must(t, err, "ParseSchedule")
+		marked := f.rdb.HGetAll(f.ctx, f.ns+":{weekly}:meta").Val() // the refusals above left the restoring mark
+		if _, err := league.Restore(f.ctx, f.rdb, &kolkata, f.store, league.WithNamespace(f.ns), league.WithOtherDeployments()); err == nil ||
+			!strings.Contains(err.Error(), "Postgres holds a period starting") {
+			t.Fatalf("restore with the schedule in another zone: %v, want refused", err)
+		}
+		if after := f.rdb.HGetAll(f.ctx, f.ns+":{weekly}:meta").Val(); !reflect.DeepEqual(after, marked) || countKeys(t, f, f.ns) != 1 {
+			t.Fatalf("the refused restore wrote: meta %v, was %v", after, marked)
+		}
 		st, err := league.Restore(f.ctx, f.rdb, f.league, f.store, league.WithNamespace(f.ns), league.WithOtherDeployments())
 		testsvc.Must(t, err, "Restore")
 		if st.Players != 50 || st.Records != 50 || !st.Settled.Equal(week2.Start) ||
