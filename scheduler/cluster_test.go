@@ -230,7 +230,10 @@ func TestRedisClusterSlotMigration(t *testing.T) {
 	src, err := rdb.MasterForKey(ctx, tag)
 	testsvc.Must(t, err, "the league's node")
 	var dst *redis.Client
+	var mu sync.Mutex // ForEachMaster calls its function concurrently
 	rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		mu.Lock()
+		defer mu.Unlock()
 		if m.Options().Addr != src.Options().Addr {
 			dst = m
 		}
