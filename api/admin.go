@@ -63,7 +63,7 @@ func newSettlementBody(st league.Settlement) settlementBody {
 func (s *Server) settle(r *http.Request) (reply, error) {
 	leagueID := r.PathValue("league")
 	if _, err := s.engine.League(leagueID); err != nil {
-		return nil, err
+		return nil, s.redisErr(err) // unknown, or lost by Redis
 	}
 	var req settleRequest
 	if err := decodeBody(r, true, req.decode); err != nil {
@@ -96,7 +96,7 @@ const (
 func (s *Server) settlements(r *http.Request) (reply, error) {
 	leagueID := r.PathValue("league")
 	if _, err := s.engine.League(leagueID); err != nil {
-		return nil, err
+		return nil, s.redisErr(err) // unknown, or lost by Redis
 	}
 	limit := defaultSettlements
 	if v, given := queryParam(r, "limit"); given {

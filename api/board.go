@@ -12,7 +12,7 @@ import (
 func (s *Server) board(r *http.Request) (reply, error) {
 	leagueID := r.PathValue("league")
 	if _, err := s.engine.League(leagueID); err != nil {
-		return nil, err
+		return nil, s.redisErr(err) // unknown, or lost by Redis
 	}
 	id, err := league.ParseBoardID(r.PathValue("board"))
 	if err != nil {

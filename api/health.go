@@ -61,6 +61,7 @@ func (s *Server) readyz(r *http.Request) (reply, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	if err := s.engine.CheckEpochs(ctx); err != nil {
+		s.redisErr(err)
 		s.log.Warn("api: not ready", "err", err)
 		return nil, league.Errorf(league.Unavailable, "not ready: %s", league.ErrorMessage(err))
 	}

@@ -66,7 +66,7 @@ func (s *Server) leagues(r *http.Request) (reply, error) {
 func (s *Server) league(r *http.Request) (reply, error) {
 	l, err := s.engine.League(r.PathValue("league"))
 	if err != nil {
-		return nil, err
+		return nil, s.redisErr(err) // unknown, or lost by Redis
 	}
 	b, err := s.summary(r, l)
 	if err != nil {
@@ -78,7 +78,7 @@ func (s *Server) league(r *http.Request) (reply, error) {
 func (s *Server) summary(r *http.Request, l *league.League) (leagueBody, error) {
 	cur, err := s.engine.Current(l.ID)
 	if err != nil {
-		return leagueBody{}, err
+		return leagueBody{}, s.redisErr(err)
 	}
 	pop, err := s.engine.Populations(r.Context(), l.ID, cur)
 	if err != nil {

@@ -94,7 +94,7 @@ func (s *Server) player(r *http.Request) (reply, error) {
 	ctx := r.Context()
 	leagueID, player := r.PathValue("league"), r.PathValue("player_id")
 	if _, err := s.engine.League(leagueID); err != nil {
-		return nil, err
+		return nil, s.redisErr(err) // unknown, or lost by Redis
 	}
 	if err := league.CheckPlayerID(player); err != nil {
 		return nil, err

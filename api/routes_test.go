@@ -275,10 +275,11 @@ func TestReadinessAfterRedisLostTheLeague(t *testing.T) {
 	f := onMini(t)
 	f.join("alice")
 	f.mini.FlushAll()
-	for _, w := range []*httptest.ResponseRecorder{
+	calls := []*httptest.ResponseRecorder{
 		f.do("GET", "/readyz", "", noKey),
 		f.do("POST", "/v1/leagues/weekly/join", `{"player_id":"bob","name":"Bob"}`, gameKey),
-	} {
+	}
+	for _, w := range calls {
 		code, msg := errorOf(t, w)
 		if w.Code != http.StatusServiceUnavailable || code != "unavailable" || !strings.Contains(msg, "leaguectl restore -league weekly") {
 			t.Fatalf("got %d %s %q, want 503 naming leaguectl restore", w.Code, code, msg)
@@ -287,8 +288,24 @@ func TestReadinessAfterRedisLostTheLeague(t *testing.T) {
 	if keys := f.mini.Keys(); len(keys) != 0 {
 		t.Fatalf("the refused join wrote %v", keys)
 	}
-	if n := metricValue(t, f, "league_dependency_errors_total", "dependency", "redis"); n < 1 {
-		t.Errorf("redis errors %v after Redis lost the league, want it counted", n)
+	// Every call of the lost league is a 503 counted against Redis, the
+	// routes that look the league up first included.
+	for _, c := range [][2]string{
+		{"GET", "/v1/leagues/weekly/players/alice"}, {"GET", "/v1/leagues/weekly/boards/bronze-1"},
+		{"GET", "/v1/leagues/weekly"}, {"POST", "/v1/leagues/weekly/scores/batch"},
+	} {
+		body := ""
+		if c[0] == "POST" {
+			body = `{"writes":[{"player_id":"alice","value":1}]}`
+		}
+		w := f.do(c[0], c[1], body, gameKey)
+		if w.Code != http.StatusServiceUnavailable {
+			t.Errorf("%s %s: %d, want 503", c[0], c[1], w.Code)
+		}
+		calls = append(calls, w)
+	}
+	if n := metricValue(t, f, "league_dependency_errors_total", "dependency", "redis"); n != float64(len(calls)) {
+		t.Errorf("redis errors %v after %d calls of a league Redis lost, want each counted", n, len(calls))
 	}
 }
 

@@ -121,7 +121,7 @@ func (s *Server) scoreBatch(r *http.Request) (reply, error) {
 	}
 	writes := *req.writes
 	if _, err := s.engine.League(leagueID); err != nil {
-		return nil, err // unknown league: 404 even for an empty batch
+		return nil, s.redisErr(err) // unknown league: 404 even for an empty batch; or lost by Redis
 	}
 	results, errs, err := s.engine.ScoreBatch(r.Context(), leagueID, writes)
 	if err != nil {
