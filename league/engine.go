@@ -382,6 +382,13 @@ func (lv *live) periodOf(start int64) (Period, error) {
 	return lv.Schedule.Containing(time.Unix(start, 0).UTC())
 }
 
+// startsPeriod reports whether a period of the league's schedule starts at
+// start (Unix seconds).
+func (lv *live) startsPeriod(start int64) bool {
+	_, err := lv.periodOf(start)
+	return err == nil
+}
+
 // redisSaid learns from a WrongPeriod reply: Redis's clock is at ms, so the
 // period to use is the one holding ms, and our skew estimate moves there.
 func (e *Engine) redisSaid(lv *live, ms int64) (Period, Period) {

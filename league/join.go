@@ -148,7 +148,7 @@ func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, player stri
 	if !ok {
 		return nil, internal("join", fmt.Errorf("bad record %q", raw))
 	}
-	if _, err := lv.periodOf(rec.start); rec.start >= p.Start.Unix() || (err != nil && reply[5].(int64) < rec.start) {
+	if rec.start >= p.Start.Unix() || (reply[5].(int64) < rec.start && !lv.startsPeriod(rec.start)) {
 		// Joined a period that starts no earlier than this one (which
 		// Redis's clock says is current), or an unsettled one this schedule
 		// does not start: a process reads the schedule otherwise (Open

@@ -157,6 +157,8 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 	// The settled periods must be periods of the config's schedule (a
 	// schedule read in another zone would place the restored league in
 	// periods overlapping them), checked before anything is written.
+	// lockUnfinished reads the settlements again, once the restoring mark
+	// is set: a settlement begun in between must not go unseen.
 	settled, err := store.Settlements(ctx, l.ID, 1000)
 	if err != nil {
 		return RestoreStats{}, err

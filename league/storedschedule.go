@@ -73,10 +73,10 @@ func (e *Engine) recordedStarts(ctx context.Context, lv *live, settled any) ([]i
 // periods would overlap those, and decide their players twice.
 func (e *Engine) checkBoundaries(lv *live, starts []int64, where string) error {
 	for _, sec := range starts {
-		start := time.Unix(sec, 0).UTC()
-		if _, err := lv.Schedule.Containing(start); err == nil {
+		if lv.startsPeriod(sec) {
 			continue
 		}
+		start := time.Unix(sec, 0).UTC()
 		hint := "revert the schedule, or give the league with the new cycle a new id"
 		if zone, fields := splitZone(lv.Schedule.Spec); zone == "" {
 			hint = "if older versions ran the league on hosts outside UTC, they read a schedule without CRON_TZ " +

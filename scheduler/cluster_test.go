@@ -96,18 +96,8 @@ func TestRedisCluster(t *testing.T) {
 func TestRedisClusterStalledWriteNeverSentTwice(t *testing.T) {
 	rdb := clusterClient(t, func(o *redis.ClusterOptions) { o.ReadTimeout = 200 * time.Millisecond })
 	ctx := context.Background()
-	ns := testsvc.Namespace(t)
-	c := &testsvc.Clock{}
-	c.Set(monday.Add(3600e9))
-	l := clusterLeagues(t, "stall")[0]
-	e, err := league.Open(ctx, rdb, []*league.League{l}, league.WithNamespace(ns), league.WithClock(c.Now))
-	testsvc.Must(t, err, "Open on the cluster")
-	t.Cleanup(func() {
-		rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-			return testsvc.DeleteNamespace(ctx, m, ns)
-		})
-	})
-	_, err = e.Join(ctx, l.ID, league.JoinRequest{Player: "p1", Name: "p1"})
+	e, l, _ := openOnCluster(t, rdb, "stall")
+	_, err := e.Join(ctx, l.ID, league.JoinRequest{Player: "p1", Name: "p1"})
 	testsvc.Must(t, err, "Join")
 
 	// A script keeps the league's node busy for most of a second: what
@@ -149,18 +139,8 @@ func TestRedisClusterBrokenConnectionNeverResendsAWrite(t *testing.T) {
 		}
 	})
 	ctx := context.Background()
-	ns := testsvc.Namespace(t)
-	c := &testsvc.Clock{}
-	c.Set(monday.Add(3600e9))
-	l := clusterLeagues(t, "broken")[0]
-	e, err := league.Open(ctx, rdb, []*league.League{l}, league.WithNamespace(ns), league.WithClock(c.Now))
-	testsvc.Must(t, err, "Open on the cluster")
-	t.Cleanup(func() {
-		rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-			return testsvc.DeleteNamespace(ctx, m, ns)
-		})
-	})
-	_, err = e.Join(ctx, l.ID, league.JoinRequest{Player: "p1", Name: "p1"})
+	e, l, _ := openOnCluster(t, rdb, "broken")
+	_, err := e.Join(ctx, l.ID, league.JoinRequest{Player: "p1", Name: "p1"})
 	testsvc.Must(t, err, "Join")
 
 	armed.Store(true)
@@ -210,17 +190,7 @@ func (c *breakingConn) Read(p []byte) (int, error) {
 func TestRedisClusterSlotMigration(t *testing.T) {
 	rdb := clusterClient(t, nil)
 	ctx := context.Background()
-	ns := testsvc.Namespace(t)
-	c := &testsvc.Clock{}
-	c.Set(monday.Add(3600e9))
-	l := clusterLeagues(t, "migrating")[0]
-	e, err := league.Open(ctx, rdb, []*league.League{l}, league.WithNamespace(ns), league.WithClock(c.Now))
-	testsvc.Must(t, err, "Open on the cluster")
-	t.Cleanup(func() {
-		rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-			return testsvc.DeleteNamespace(ctx, m, ns)
-		})
-	})
+	e, l, ns := openOnCluster(t, rdb, "migrating")
 	for _, p := range []string{"p1", "p2"} {
 		_, err := e.Join(ctx, l.ID, league.JoinRequest{Player: p, Name: p})
 		testsvc.Must(t, err, "Join %s", p)
@@ -297,6 +267,25 @@ const busyScript = `local t = redis.call('TIME')
 local start = t[1] * 1000000 + t[2]
 repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= tonumber(ARGV[1])
 return 0`
+
+// openOnCluster opens an engine on rdb for one weekly league, in a
+// namespace of its own that is deleted from every master afterwards, its
+// clock an hour into the week of monday.
+func openOnCluster(t *testing.T, rdb *redis.ClusterClient, id string) (*league.Engine, *league.League, string) {
+	ctx := context.Background()
+	ns := testsvc.Namespace(t)
+	c := &testsvc.Clock{}
+	c.Set(monday.Add(time.Hour))
+	l := clusterLeagues(t, id)[0]
+	e, err := league.Open(ctx, rdb, []*league.League{l}, league.WithNamespace(ns), league.WithClock(c.Now))
+	testsvc.Must(t, err, "Open on the cluster")
+	t.Cleanup(func() {
+		rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			return testsvc.DeleteNamespace(ctx, m, ns)
+		})
+	})
+	return e, l, ns
+}
 
 // clusterClient is a client of REDIS_CLUSTER_URL, edited by edit.
 func clusterClient(t *testing.T, edit func(*redis.ClusterOptions)) *redis.ClusterClient {
