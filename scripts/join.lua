@@ -121,7 +121,8 @@ end
 -- the league's slot, a key already moved fails the script here, with
 -- nothing written, not halfway through the join.
 local board = math.ceil((joined + 1) / size)
-redis.call('EXISTS', board_key(prefix, qs, tier, board), names_key(prefix, qs, tier, board))
+local bk, nk = board_key(prefix, qs, tier, board), names_key(prefix, qs, tier, board)
+redis.call('EXISTS', bk, nk)
 
 -- Rewards: settlement leaves '<E>|p|<items>' (pending); the join that delivers
 -- them leaves '<E>|c|<Q>' (claimed), which settlement never overwrites.
@@ -155,8 +156,8 @@ if n == 1 then
 end
 local slot = n - (board - 1) * size -- n is joined + 1: the board touched above
 local packed = tie_bits(now, qe, tonumber(ARGV[10]), tonumber(ARGV[9]), tonumber(ARGV[8]), size, slot)
-redis.call('ZADD', board_key(prefix, qs, tier, board), packed, player)
-redis.call('HSET', names_key(prefix, qs, tier, board), player, profile)
+redis.call('ZADD', bk, packed, player)
+redis.call('HSET', nk, player, profile)
 redis.call('HSET', KEYS[2], player, rec_encode(qs, tier, n, NO_TIER))
 
 local rewards = ''
