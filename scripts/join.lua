@@ -77,17 +77,19 @@ if rec then
 end
 
 local tier
+local decided_in -- the counters key of the period this decision records its rules in
 if ARGV[14] ~= '' then
   if (rec or '') ~= ARGV[15] then
     return {5}
   end
   if ARGV[19] ~= '' then
-    -- The first decision of a period records the rules it used; settlement
-    -- and every later join decide that period under them too.
+    -- The first decision of a period records the rules it used (below, with
+    -- the join's other writes); settlement and every later join decide that
+    -- period under them too.
     local ck = counters_key(prefix, rec_decode(rec))
     local rules = redis.call('HGET', ck, 'ladder')
     if not rules and redis.call('EXISTS', ck) == 1 then
-      redis.call('HSET', ck, 'ladder', ARGV[19])
+      decided_in = ck
     elseif rules and rules ~= ARGV[19] then
       return {12}
     end
@@ -123,6 +125,9 @@ end
 local board = math.ceil((joined + 1) / size)
 local bk, nk = board_key(prefix, qs, tier, board), names_key(prefix, qs, tier, board)
 redis.call('EXISTS', bk, nk)
+if decided_in then
+  redis.call('HSET', decided_in, 'ladder', ARGV[19])
+end
 
 -- Rewards: settlement leaves '<E>|p|<items>' (pending); the join that delivers
 -- them leaves '<E>|c|<Q>' (claimed), which settlement never overwrites.
