@@ -463,7 +463,11 @@ func CheckRemovedTiers(l *league.League, populations map[string]int) error {
 	var gone []string
 	for id, n := range populations {
 		if _, ok := l.Ladder.Index(id); !ok && n > 0 {
-			gone = append(gone, fmt.Sprintf("%s (%d players)", id, n))
+			players := "players"
+			if n == 1 {
+				players = "player"
+			}
+			gone = append(gone, fmt.Sprintf("%s (%d %s)", id, n, players))
 		}
 	}
 	if len(gone) == 0 {

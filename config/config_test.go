@@ -201,7 +201,7 @@ func TestCheckStore(t *testing.T) {
 	}
 	c, _ := Parse([]byte(good)) // tiers low and high: mid is gone
 	err = c.CheckStore(ctx, store)
-	if err == nil || !strings.Contains(err.Error(), `league "lg": tiers: tiers this config lacks still hold players: mid (1 players)`) {
+	if err == nil || !strings.Contains(err.Error(), `league "lg": tiers: tiers this config lacks still hold players: mid (1 player)`) {
 		t.Fatalf("CheckStore: %v", err)
 	}
 	withMid, _ := Parse([]byte(strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2}\n      - {id: mid}", 1)))
