@@ -3,6 +3,7 @@ package league
 import (
 	"fmt"
 	"math"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +35,12 @@ func ParseSchedule(spec string) (*Schedule, error) {
 		return nil, fmt.Errorf("%q: no cron fields after the zone", spec)
 	case zone == "" && fields != strings.TrimSpace(spec):
 		return nil, fmt.Errorf("%q: no zone after the prefix; name one (CRON_TZ=UTC)", spec)
-	case hostZones[zone]:
+	case zone != "" && path.Clean(zone) != zone:
+		// The tz loader reads a zone as a path under the zoneinfo
+		// directory: ./localtime would be the host's zone under another
+		// name. A zone has one spelling, the tz database's.
+		return nil, fmt.Errorf("%q: %s is not a zone name as the tz database spells it (Europe/Paris)", spec, zone)
+	case namesHostZone(zone):
 		// the host's zone, under a name every host shares: replicas on
 		// hosts in other zones would each read it their own way
 		return nil, fmt.Errorf("%q: %s is the host's zone, which hosts may not share; name the zone (CRON_TZ=Europe/Paris)", spec, zone)
@@ -58,10 +64,15 @@ func ParseSchedule(spec string) (*Schedule, error) {
 	return &Schedule{Spec: spec, sched: s}, nil
 }
 
-// hostZones are zone names that stand for whatever the host is set to:
-// Go's own Local, the tz database's links to the host's zone file
-// (localtime) and to its default rules (posixrules).
-var hostZones = map[string]bool{"Local": true, "localtime": true, "posixrules": true}
+// namesHostZone reports whether a zone stands for whatever the host is set
+// to: Go's own Local, or the tz database's links to the host's zone file
+// (localtime) and to its default rules (posixrules), in any of its
+// directories (posix/localtime) and any case (a case-insensitive file
+// system finds LOCALTIME too).
+func namesHostZone(zone string) bool {
+	base := path.Base(zone)
+	return strings.EqualFold(base, "Local") || strings.EqualFold(base, "localtime") || strings.EqualFold(base, "posixrules")
+}
 
 // splitZone splits a cron expression into its zone (of a CRON_TZ= or TZ=
 // prefix; "" for none) and its fields, spaces trimmed.

@@ -112,9 +112,12 @@ func startsAll(starts []int64, spec string) bool {
 func hostZone() string {
 	zone := strings.TrimPrefix(os.Getenv("TZ"), ":")
 	if zone == "" {
-		if link, err := os.Readlink("/etc/localtime"); err == nil {
-			_, zone, _ = strings.Cut(link, "zoneinfo/")
-		}
+		zone, _ = os.Readlink("/etc/localtime")
+	}
+	if _, name, ok := strings.Cut(zone, "zoneinfo/"); ok {
+		zone = name // a path to the zone file: its name is the rest
+	} else if strings.HasPrefix(zone, "/") {
+		return "" // a file outside the tz database: no name to give
 	}
 	if zone == "" || zone == "UTC" || zone == "Local" {
 		return ""

@@ -46,3 +46,21 @@ func TestRerecordScheduleLosesToAnotherProcess(t *testing.T) {
 		})
 	}
 }
+
+// TestHostZone: the hint names the host's zone as the tz database spells
+// it, whichever way TZ gives it, and nothing for UTC or a file outside it.
+func TestHostZone(t *testing.T) {
+	for tz, want := range map[string]string{
+		"Asia/Kolkata":                      "Asia/Kolkata",
+		":Asia/Kolkata":                     "Asia/Kolkata",
+		"/usr/share/zoneinfo/Asia/Kolkata":  "Asia/Kolkata",
+		":/usr/share/zoneinfo/Asia/Kolkata": "Asia/Kolkata",
+		"UTC":                               "",
+		"/etc/my-zone":                      "",
+	} {
+		t.Setenv("TZ", tz)
+		if got := hostZone(); got != want {
+			t.Errorf("TZ=%s: hostZone() = %q, want %q", tz, got, want)
+		}
+	}
+}
