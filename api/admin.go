@@ -82,6 +82,11 @@ func (s *Server) settle(r *http.Request) (reply, error) {
 	}
 	st, err := s.settler.SettleNow(r.Context(), leagueID, start)
 	if err != nil {
+		if isDependencyFailure(err) {
+			// A settlement talks to Redis and the store, and its error does
+			// not say which failed: the one that does not answer now counts.
+			s.dependenciesAnswer(r.Context())
+		}
 		return nil, err
 	}
 	return marshal{newSettlementBody(st)}, nil

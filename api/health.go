@@ -36,18 +36,7 @@ const readyTimeout = 2 * time.Second
 // readyz says whether the dependencies answer, and whether Redis still holds
 // the leagues this process opened: 503 naming what is wrong.
 func (s *Server) readyz(r *http.Request) (reply, error) {
-	answers := func(name string, ping func(context.Context) error, failures prometheus.Counter) bool {
-		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
-		defer cancel()
-		if err := ping(ctx); err != nil {
-			failures.Inc()
-			s.log.Warn("api: not ready", "dependency", name, "err", err)
-			return false
-		}
-		return true
-	}
-	redisOK := answers("redis", s.engine.Ping, s.metrics.redisErrors)
-	storeOK := answers("postgres", s.store.Ping, s.metrics.postgresErrors)
+	redisOK, storeOK := s.dependenciesAnswer(r.Context())
 	switch {
 	case !redisOK && !storeOK:
 		return nil, league.Errorf(league.Unavailable, "not ready: redis and the store (postgres) do not answer")
@@ -66,4 +55,20 @@ func (s *Server) readyz(r *http.Request) (reply, error) {
 		return nil, league.Errorf(league.Unavailable, "not ready: %s", league.ErrorMessage(err))
 	}
 	return statusOK{}, nil
+}
+
+// dependenciesAnswer pings Redis and the store, each within readyTimeout,
+// and counts and logs the one that does not answer.
+func (s *Server) dependenciesAnswer(ctx context.Context) (redisOK, storeOK bool) {
+	answers := func(name string, ping func(context.Context) error, failures prometheus.Counter) bool {
+		ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+		defer cancel()
+		if err := ping(ctx); err != nil {
+			failures.Inc()
+			s.log.Warn("api: a dependency does not answer", "dependency", name, "err", err)
+			return false
+		}
+		return true
+	}
+	return answers("redis", s.engine.Ping, s.metrics.redisErrors), answers("postgres", s.store.Ping, s.metrics.postgresErrors)
 }

@@ -238,6 +238,38 @@ func TestSettleRoutes(t *testing.T) {
 	}
 }
 
+// TestSettleCountsTheDependencyThatFailed: a settlement's error does not say
+// whether Redis or the store failed it; the one that does not answer is
+// counted, and a refusal that is no dependency's failure counts nothing.
+func TestSettleCountsTheDependencyThatFailed(t *testing.T) {
+	down := &league.Error{Code: league.Unavailable, Message: "settle: unavailable", Err: fmt.Errorf("connection refused")}
+	for _, c := range []struct {
+		name      string
+		f         *fixture
+		err       error
+		status    int
+		redis, pg float64
+	}{
+		{"redis down", onDownRedis(t), down, http.StatusServiceUnavailable, 1, 0},
+		{"store down", onRedis(t, withConfig(func(c *api.Config) { c.Store = failingStore{c.Store} })), down, http.StatusServiceUnavailable, 0, 1},
+		{"a refusal", onDownRedis(t), league.Errorf(league.Conflict, "period not ended"), http.StatusConflict, 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.f.tb = t
+			c.f.settler.err = c.err
+			w := c.f.do("POST", "/v1/admin/leagues/weekly/settle", "", adminKey)
+			if w.Code != c.status {
+				t.Fatalf("settle: %d, want %d", w.Code, c.status)
+			}
+			for dep, want := range map[string]float64{"redis": c.redis, "postgres": c.pg} {
+				if n := metricValue(t, c.f, "league_dependency_errors_total", "dependency", dep); n != want {
+					t.Errorf("%s errors %v, want %v", dep, n, want)
+				}
+			}
+		})
+	}
+}
+
 func TestReadiness(t *testing.T) {
 	if f := onRedis(t); f.do("GET", "/readyz", "", noKey).Code != http.StatusOK {
 		t.Fatal("readyz with everything up: not 200")

@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -10,6 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/inmem"
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/scheduler"
@@ -209,4 +215,39 @@ func TestCronSettlesAtBoundary(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	})
+}
+
+// TestSettlementFailureCountedWhenRedisIsDown: with Redis down the
+// scheduler cannot even list the periods waiting for settlement. That is a
+// failed settlement in the metrics too, like one that fails halfway.
+func TestSettlementFailureCountedWhenRedisIsDown(t *testing.T) {
+	m := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1})
+	t.Cleanup(func() { rdb.Close() })
+	c := testsvc.NewClock(monday.Add(8 * 24 * time.Hour)) // the first week has ended
+	e, err := league.Open(context.Background(), rdb, clusterLeagues(t, "weekly"), league.WithClock(c.Now))
+	testsvc.Must(t, err, "Open")
+	reg := prometheus.NewRegistry()
+	s := scheduler.New(e, inmem.New(), scheduler.WithRegistry(reg))
+	m.Close()
+	if _, err := s.SettleNow(context.Background(), "weekly", time.Time{}); league.ErrorCode(err) != league.Unavailable {
+		t.Fatalf("SettleNow with Redis down: %v, want unavailable", err)
+	}
+	families, err := reg.Gather()
+	testsvc.Must(t, err, "Gather")
+	var failures []string
+	for _, fam := range families {
+		if fam.GetName() == "league_settlement_failures_total" {
+			for _, m := range fam.GetMetric() {
+				f := ""
+				for _, l := range m.GetLabel() {
+					f += l.GetName() + "=" + l.GetValue() + " "
+				}
+				failures = append(failures, fmt.Sprint(f, m.GetCounter().GetValue()))
+			}
+		}
+	}
+	if want := "cause=unavailable league=weekly 1"; len(failures) != 1 || failures[0] != want {
+		t.Errorf("settlement failures %q, want %s", failures, want)
+	}
 }

@@ -215,6 +215,9 @@ func (s *Scheduler) catchUp(ctx context.Context, id string) error {
 	defer r.mu.Unlock()
 	periods, err := s.engine.Unsettled(ctx, id)
 	if err != nil {
+		// Redis down, or it lost the league: no period to blame, but the
+		// settlement failed all the same.
+		s.metrics.failed(id, err)
 		return err
 	}
 	l, _ := s.engine.League(id)
