@@ -36,10 +36,14 @@ type SettledPlayer struct {
 
 // RestoreStats is what Restore wrote.
 type RestoreStats struct {
-	Players int       // standings read from the store
-	Records int       // player records written (others were already there)
-	Rewards int       // rewards left for the next join
-	Settled time.Time // the settled mark: the newest LastPeriod
+	Players int // standings read from the store
+	Records int // player records written (others were already there)
+	Rewards int // rewards written for the next join (others were already there)
+	// Unclaimed are the rewards the store holds no claim of, which the next
+	// joins deliver: all of them written by this run, or by an earlier run
+	// it resumes.
+	Unclaimed int
+	Settled   time.Time // the settled mark: the newest LastPeriod
 	// Finished are periods whose settlement had written its outcomes but
 	// not finished its Redis steps: the restore did what those steps do, and
 	// marked them done. Lost are periods whose settlement had not written
@@ -209,6 +213,9 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 			return fmt.Errorf("league %q: player %q last played in tier %q, which the config no longer has", l.ID, s.Player, s.LastTier)
 		}
 		st.Players++
+		if s.Reward != nil {
+			st.Unclaimed++
+		}
 		if s.LastPeriod.After(st.Settled) {
 			st.Settled = s.LastPeriod
 		}

@@ -191,8 +191,8 @@ func TestRestoreAfterRedisLoss(t *testing.T) {
 			}
 			rewards += len(got.Rewards)
 		}
-		if rewards == 0 || st.Rewards != rewards {
-			t.Fatalf("restore left %d rewards, joins delivered %d", st.Rewards, rewards)
+		if rewards == 0 || st.Rewards != rewards || st.Unclaimed != rewards {
+			t.Fatalf("restore left %d rewards (wrote %d), joins delivered %d", st.Unclaimed, st.Rewards, rewards)
 		}
 
 		// A restore that did not finish keeps every process from opening the
@@ -202,6 +202,13 @@ func TestRestoreAfterRedisLoss(t *testing.T) {
 		if _, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns)); err == nil ||
 			!strings.Contains(err.Error(), "has not finished") {
 			t.Fatalf("Open during a restore: %v", err)
+		}
+		// Run again, it finishes; what it wrote before is there, and it
+		// still counts every reward the store holds unclaimed.
+		again, err := league.Restore(f.ctx, f.rdb, f.league, f.store, league.WithNamespace(f.ns), league.WithOtherDeployments())
+		testsvc.Must(t, err, "Restore again")
+		if again.Players != 50 || again.Records != 0 || again.Rewards != 0 || again.Unclaimed != st.Unclaimed {
+			t.Fatalf("restore run again: %+v, want nothing written and %d unclaimed", again, st.Unclaimed)
 		}
 	})
 }
