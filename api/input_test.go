@@ -50,6 +50,9 @@ func badInputs() []badInput {
 		{"join/blank name", "POST", join, `{"player_id":"a","name":" \u3000 "}`, 400, "name"},
 		{"join/zero-width name", "POST", join, `{"player_id":"a","name":"\u200b\u200d"}`, 400, "name"},
 		{"join/byte order mark name", "POST", join, `{"player_id":"a","name":" \ufeff"}`, 400, "name"},
+		{"join/combining marks name", "POST", join, `{"player_id":"a","name":"\u0301\u0308"}`, 400, "name"},
+		{"join/Hangul filler name", "POST", join, `{"player_id":"a","name":"\u3164\uffa0"}`, 400, "name"},
+		{"join/blank Braille name", "POST", join, `{"player_id":"a","name":"\u2800 \u2800"}`, 400, "name"},
 		{"join/line separator in name", "POST", join, `{"player_id":"a","name":"x\u2028y"}`, 400, "name"},
 		{"join/paragraph separator in avatar", "POST", join, `{"player_id":"a","name":"x","avatar":"\u2029"}`, 400, "avatar"},
 		{"join/dot id", "POST", join, `{"player_id":".","name":"x"}`, 400, "player_id"},
@@ -313,11 +316,12 @@ func settlerError(code string) error {
 }
 
 // TestNamesThatShowAccepted: the rule against invisible names keeps the
-// format characters that visible text is made of (an emoji's zero-width
-// joiners, a combining accent).
+// format characters and marks that visible text is made of (an emoji's
+// zero-width joiners, a combining accent, the vowel signs of Thai and
+// Devanagari).
 func TestNamesThatShowAccepted(t *testing.T) {
 	f := onMini(t)
-	for i, name := range []string{"👨\u200d👩\u200d👧", "e\u0301", "\u200bZoë\ufeff", "名前", "a\u00a0b"} {
+	for i, name := range []string{"👨\u200d👩\u200d👧", "e\u0301", "\u200bZoë\ufeff", "名前", "a\u00a0b", "홍길동", "ㄱ\u3164", "นี่", "नमस्ते", "⠁"} {
 		got := f.must("POST", "/v1/leagues/weekly/join", fmt.Sprintf(`{"player_id":"p%d","name":%q}`, i, name))
 		if got["tier"] != "bronze" {
 			t.Errorf("join with name %q: %v", name, got)

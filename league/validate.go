@@ -65,10 +65,16 @@ func checkText(field, v string, max int, required bool) error {
 	return nil
 }
 
-// visible reports whether r draws something: a letter, mark, number,
-// punctuation or symbol (U+200B and U+FEFF are format characters, not
-// graphic; spaces are graphic but show nothing).
-func visible(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) }
+// visible reports whether r draws something on its own: a letter, number,
+// punctuation or symbol. Not spaces, format characters (U+200B, U+FEFF),
+// combining marks (drawn on the character before them, so a name of marks
+// alone shows nothing), the letters Unicode says to show as nothing (the
+// Hangul fillers, U+3164) nor the blank Braille cell U+2800, which games'
+// players use for names that look empty.
+func visible(r rune) bool {
+	return unicode.IsGraphic(r) && !unicode.IsSpace(r) && !unicode.Is(unicode.M, r) &&
+		!unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) && r != '\u2800'
+}
 
 // CheckPlayerID validates a player id. "." and ".." are refused: no URL
 // can name them as a path segment (clients and servers remove dot
