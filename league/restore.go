@@ -34,7 +34,7 @@ type SettledPlayer struct {
 	Reward *Reward
 }
 
-// RestoreStats is what Restore wrote.
+// RestoreStats is what Restore read and wrote.
 type RestoreStats struct {
 	Players int // standings read from the store
 	Records int // player records written (others were already there)
