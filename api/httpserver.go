@@ -43,7 +43,8 @@ const (
 // not cancelled when the client goes away, and malformed requests are
 // answered with this API's JSON errors.
 type HTTPServer struct {
-	fs *fasthttp.Server
+	fs  *fasthttp.Server
+	log *slog.Logger
 }
 
 // NewHTTPServer returns a server for h; log receives the server's own
@@ -52,7 +53,7 @@ func NewHTTPServer(h http.Handler, log *slog.Logger) *HTTPServer {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &HTTPServer{fs: &fasthttp.Server{
+	return &HTTPServer{log: log, fs: &fasthttp.Server{
 		Handler:      bridge(h, log),
 		ErrorHandler: writeTransportError,
 		Logger:       fasthttpLogger{log},
@@ -71,6 +72,7 @@ func NewHTTPServer(h http.Handler, log *slog.Logger) *HTTPServer {
 			}
 			return fasthttp.StatusContinue
 		},
+		HeaderReceived:        markChunked,
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		CloseOnShutdown:       true,
@@ -79,8 +81,46 @@ func NewHTTPServer(h http.Handler, log *slog.Logger) *HTTPServer {
 	}}
 }
 
-// Serve accepts connections on ln until Shutdown, then returns nil.
-func (s *HTTPServer) Serve(ln net.Listener) error { return s.fs.Serve(ln) }
+// Serve accepts connections on ln until Shutdown, then returns nil. Out of
+// file descriptors, it waits for connections to close (patientListener).
+func (s *HTTPServer) Serve(ln net.Listener) error {
+	return s.fs.Serve(patientListener{Listener: ln, log: s.log})
+}
+
+// trailerMark is a field markChunked appends to a chunked request's
+// headers before its body is read: fasthttp adds the body's trailers after
+// the headers, and newRequest keeps what follows the mark out of Header, as
+// net/http does. A key sent as a trailer (which a gateway checking headers
+// would not see) is no key.
+const trailerMark = "X-League-Trailers-Follow"
+
+// markChunked runs once a request's headers are read. For a chunked body,
+// it marks where trailers would begin, and if the request also says
+// Content-Length, closes the connection after the reply (RFC 9112 6.1): a
+// proxy in front that framed the request by its length would read the rest
+// of the body as the next request.
+func markChunked(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	if h.ContentLength() != -1 { // not chunked: no trailers
+		return fasthttp.RequestConfig{}
+	}
+	if hasField(h.RawHeaders(), "content-length") {
+		h.SetConnectionClose()
+	}
+	h.Del(trailerMark) // a client's own, moved to the end
+	h.Add(trailerMark, "")
+	return fasthttp.RequestConfig{}
+}
+
+// hasField reports whether raw header lines hold a field named name (lower
+// case).
+func hasField(raw []byte, name string) bool {
+	for line := range bytes.SplitSeq(raw, []byte("\n")) {
+		if k, _, ok := bytes.Cut(line, []byte(":")); ok && strings.EqualFold(strings.TrimSpace(string(k)), name) {
+			return true
+		}
+	}
+	return false
+}
 
 // Shutdown stops accepting, closes idle connections and waits for requests
 // in flight to finish, or for ctx to end.
@@ -139,12 +179,17 @@ func newRequest(ctx *fasthttp.RequestCtx) (*http.Request, error) {
 	if r.Proto == "HTTP/1.0" {
 		r.ProtoMinor = 0
 	}
+	fields := r.Header
 	for k, v := range ctx.Request.Header.All() {
 		switch string(k) { // no allocation: a comparison
 		case "Host", "Transfer-Encoding": // net/http moves them out of Header
 			continue
+		case trailerMark:
+			r.Trailer = make(http.Header)
+			fields = r.Trailer
+			continue
 		}
-		r.Header[string(k)] = append(r.Header[string(k)], string(v))
+		fields[string(k)] = append(fields[string(k)], string(v))
 	}
 	if body := ctx.PostBody(); len(body) > 0 {
 		// Read during the handler only, so the body need not be copied.

@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -265,4 +267,106 @@ func TestHTTPServerPanickingRawRoute(t *testing.T) {
 	if resp.StatusCode != 200 || string(b) != "ok" || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
 		t.Fatalf("GET /ok: %d %q %q, want 200 ok, sniffed as text", resp.StatusCode, b, resp.Header.Get("Content-Type"))
 	}
+}
+
+// TestHTTPServerTrailersAreNotHeaders: a chunked body's trailers stay out of
+// the request's headers, as net/http keeps them: a key sent as a trailer,
+// which a gateway checking headers would not see, is no key.
+func TestHTTPServerTrailersAreNotHeaders(t *testing.T) {
+	f := onMini(t)
+	f.serve()
+	f.join("p1")
+	chunked := func(headers, trailers string) *http.Response {
+		body := `{"player_id":"p1","value":1}`
+		return rawRequest(t, f.base, "POST /v1/leagues/weekly/scores HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+
+			headers+"Transfer-Encoding: chunked\r\n\r\n"+fmt.Sprintf("%x\r\n%s\r\n0\r\n", len(body), body)+trailers+"\r\n")
+	}
+	for _, c := range []struct {
+		name, headers, trailers string
+		status                  int
+	}{
+		{"key only in a trailer", "", "X-API-Key: " + gameKey + "\r\n", http.StatusUnauthorized},
+		{"declared trailer", "Trailer: X-API-Key\r\n", "X-API-Key: " + gameKey + "\r\n", http.StatusUnauthorized},
+		{"key in the headers, another in a trailer", "X-API-Key: " + gameKey + "\r\n", "X-API-Key: wrong-key-0123456789\r\n", http.StatusOK},
+		// A client's own mark does not turn its headers into trailers.
+		{"the mark sent as a header", "X-League-Trailers-Follow: 1\r\nX-API-Key: " + gameKey + "\r\n", "", http.StatusOK},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := chunked(c.headers, c.trailers)
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.status, body)
+			}
+		})
+	}
+	if st := f.must("GET", "/v1/leagues/weekly/players/p1", ""); st["score"] != 2.0 {
+		t.Fatalf("score %v after two accepted writes of 1", st["score"])
+	}
+}
+
+// TestHTTPServerClosesAfterAmbiguousFraming: a request that gives both
+// Content-Length and Transfer-Encoding is read by the latter, and the
+// connection closes after the reply (RFC 9112 6.1): a proxy in front that
+// framed it by its length would take the rest for the next request.
+func TestHTTPServerClosesAfterAmbiguousFraming(t *testing.T) {
+	f := onMini(t)
+	f.serve()
+	for _, order := range []string{"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n", "Transfer-Encoding: chunked\r\nContent-Length: 4\r\n"} {
+		c, err := net.Dial("tcp", strings.TrimPrefix(f.base, "http://"))
+		testsvc.Must(t, err, "dial")
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		go io.WriteString(c, "POST /healthz HTTP/1.1\r\nHost: x\r\n"+order+"\r\n2\r\n{}\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+		r := bufio.NewReader(c)
+		resp, err := http.ReadResponse(r, nil)
+		testsvc.Must(t, err, "reading the first response")
+		io.Copy(io.Discard, resp.Body)
+		if !resp.Close {
+			t.Errorf("%q: the reply does not close the connection", order)
+		}
+		if next, err := http.ReadResponse(r, nil); err == nil {
+			t.Errorf("%q: the pipelined request was answered too (%d)", order, next.StatusCode)
+		}
+		c.Close()
+	}
+	// A chunked request alone keeps its connection.
+	resp := rawRequest(t, f.base, "POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+	if resp.Close {
+		t.Errorf("a chunked request without Content-Length closes its connection")
+	}
+}
+
+// TestHTTPServerWaitsOutOfFileDescriptors: an accept that fails for want
+// of file descriptors (too many connections open) is retried; the server
+// does not stop serving.
+func TestHTTPServerWaitsOutOfFileDescriptors(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	testsvc.Must(t, err, "listen")
+	srv := api.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }), slog.New(&levels{}))
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(&exhaustedListener{Listener: ln, fail: 3}) }()
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	resp := rawRequest(t, "http://"+ln.Addr().String(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	if body, _ := io.ReadAll(resp.Body); string(body) != "ok" {
+		t.Fatalf("reply %q after accepts that ran out of file descriptors", body)
+	}
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned: %v", err)
+	default:
+	}
+}
+
+// exhaustedListener fails its first accepts as a process out of file
+// descriptors does.
+type exhaustedListener struct {
+	net.Listener
+	fail int
+}
+
+func (l *exhaustedListener) Accept() (net.Conn, error) {
+	if l.fail > 0 {
+		l.fail--
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	}
+	return l.Listener.Accept()
 }
