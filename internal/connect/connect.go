@@ -41,7 +41,7 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 		if opt.MaxRetries == 0 {
 			opt.MaxRetries = -1 // as below
 		}
-		if err := checkAttempts(opt.MaxRetries, opt.MaxRedirects); err != nil {
+		if err := clusterSettings(opt).check(); err != nil {
 			return nil, false, nil, err
 		}
 		c := redis.NewClusterClient(opt)
@@ -62,23 +62,11 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 	if opt.MaxRetries == 0 {
 		opt.MaxRetries = -1
 	}
-	if err := checkAttempts(opt.MaxRetries, 0); err != nil {
+	if err := singleSettings(opt).check(); err != nil {
 		return nil, false, nil, err
 	}
 	c := redis.NewClient(opt)
 	return c, false, func() { c.Close() }, ping(ctx, c, "redis")
-}
-
-// checkAttempts refuses counts below -1, with which go-redis would send no
-// command at all, and say nothing.
-func checkAttempts(retries, redirects int) error {
-	if retries < -1 {
-		return fmt.Errorf("REDIS_URL: max_retries=%d: go-redis sends nothing below -1; use -1 (the default: none) or more", retries)
-	}
-	if redirects < -1 {
-		return fmt.Errorf("REDIS_URL: max_redirects=%d: go-redis sends nothing below -1; use -1 (none) or more", redirects)
-	}
-	return nil
 }
 
 // hidePassword replaces the password of url's user info in msg: a URL that

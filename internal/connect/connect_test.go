@@ -63,18 +63,33 @@ func TestRedisSendsEachCommandOnce(t *testing.T) {
 	}
 }
 
-// TestRedisRefusesCountsThatSendNothing: below -1, go-redis makes no
-// attempt at a command and reports no error; such a URL is refused.
-func TestRedisRefusesCountsThatSendNothing(t *testing.T) {
+// TestRedisRefusesSettingsGoRedisGetsWrong: values go-redis takes without
+// a word and then gets wrong (sends nothing, panics, uses another database,
+// waits forever) are refused, naming the setting, before anything is sent.
+func TestRedisRefusesSettingsGoRedisGetsWrong(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for url, want := range map[string]string{
-		"redis://127.0.0.1:1/0?max_retries=-2":         "max_retries=-2",
-		"redis+cluster://127.0.0.1:1?max_redirects=-5": "max_redirects=-5",
-		"redis+cluster://127.0.0.1:1?max_retries=-3":   "max_retries=-3",
+		"redis://127.0.0.1:1/0?max_retries=-2":            "max_retries=-2: go-redis sends nothing",
+		"redis+cluster://127.0.0.1:1?max_redirects=-5":    "max_redirects=-5: go-redis sends nothing",
+		"redis+cluster://127.0.0.1:1?max_retries=-3":      "max_retries=-3: go-redis sends nothing",
+		"redis://127.0.0.1:1/-1":                          "database -1",
+		"redis://127.0.0.1:1/0?db=-2":                     "database -2",
+		"redis://127.0.0.1:1/0?protocol=9":                "protocol=9",
+		"redis+cluster://127.0.0.1:1?protocol=1":          "protocol=1",
+		"redis://127.0.0.1:1/0?pool_size=-1":              "pool_size=-1",
+		"redis+cluster://127.0.0.1:1?pool_size=-1":        "pool_size=-1",
+		"redis://127.0.0.1:1/0?min_idle_conns=-1":         "min_idle_conns=-1",
+		"redis://127.0.0.1:1/0?max_active_conns=-3":       "max_active_conns=-3",
+		"redis://127.0.0.1:1/0?read_timeout=-5s":          "read_timeout: 0 or less means no timeout",
+		"redis://127.0.0.1:1/0?read_timeout=0":            "read_timeout: 0 or less means no timeout",
+		"redis://127.0.0.1:1/0?write_timeout=-1":          "write_timeout",
+		"redis://127.0.0.1:1/0?dial_timeout=-1s":          "dial_timeout",
+		"redis+cluster://127.0.0.1:1?pool_timeout=0s":     "pool_timeout",
+		"redis+cluster://127.0.0.1:1?read_timeout=-100ms": "read_timeout",
 	} {
 		_, _, _, err := Redis(context.Background(), url, log)
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "sends nothing") {
-			t.Errorf("%s: %v, want refused naming %s", url, err, want)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "REDIS_URL: ") {
+			t.Errorf("%s: %v, want refused saying %q", url, err, want)
 		}
 	}
 }

@@ -1,0 +1,81 @@
+package connect
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// settings are the values of a REDIS_URL that go-redis takes without a word
+// and then misbehaves with, gathered from either kind of client's options.
+type settings struct {
+	db, protocol, retries, redirects int
+	counts                           []count
+	timeouts                         []timeout
+}
+
+type count struct {
+	name  string
+	value int
+}
+
+type timeout struct {
+	name  string
+	value time.Duration
+}
+
+func singleSettings(o *redis.Options) settings {
+	return settings{
+		db: o.DB, protocol: o.Protocol, retries: o.MaxRetries,
+		counts: []count{{"pool_size", o.PoolSize}, {"min_idle_conns", o.MinIdleConns}, {"max_idle_conns", o.MaxIdleConns},
+			{"max_active_conns", o.MaxActiveConns}, {"max_concurrent_dials", o.MaxConcurrentDials}},
+		timeouts: []timeout{{"dial_timeout", o.DialTimeout}, {"read_timeout", o.ReadTimeout},
+			{"write_timeout", o.WriteTimeout}, {"pool_timeout", o.PoolTimeout}},
+	}
+}
+
+func clusterSettings(o *redis.ClusterOptions) settings {
+	return settings{
+		protocol: o.Protocol, retries: o.MaxRetries, redirects: o.MaxRedirects,
+		counts: []count{{"pool_size", o.PoolSize}, {"min_idle_conns", o.MinIdleConns}, {"max_idle_conns", o.MaxIdleConns},
+			{"max_active_conns", o.MaxActiveConns}, {"max_concurrent_dials", o.MaxConcurrentDials}},
+		timeouts: []timeout{{"dial_timeout", o.DialTimeout}, {"read_timeout", o.ReadTimeout},
+			{"write_timeout", o.WriteTimeout}, {"pool_timeout", o.PoolTimeout}},
+	}
+}
+
+// check refuses what go-redis would accept and then get wrong:
+//   - max_retries or max_redirects below -1: no command is sent, and no
+//     error said;
+//   - a database below 0: go-redis uses database 0, another league's data,
+//     or none, and the hints then send operators to restore the wrong one;
+//   - a protocol other than 2 or 3;
+//   - a negative pool size or limit (pool_size=-1 panics);
+//   - a timeout of 0 or less, which go-redis reads as none: a call would
+//     wait forever on a Redis that stopped answering, instead of the 503
+//     the README promises.
+func (s settings) check() error {
+	switch {
+	case s.retries < -1:
+		return fmt.Errorf("REDIS_URL: max_retries=%d: go-redis sends nothing below -1; use -1 (the default: none) or more", s.retries)
+	case s.redirects < -1:
+		return fmt.Errorf("REDIS_URL: max_redirects=%d: go-redis sends nothing below -1; use -1 (none) or more", s.redirects)
+	case s.db < 0:
+		return fmt.Errorf("REDIS_URL: database %d: databases are numbered from 0", s.db)
+	case s.protocol != 0 && s.protocol != 2 && s.protocol != 3:
+		return fmt.Errorf("REDIS_URL: protocol=%d: Redis speaks RESP 2 or 3", s.protocol)
+	}
+	for _, c := range s.counts {
+		if c.value < 0 {
+			return fmt.Errorf("REDIS_URL: %s=%d: must be 0 (go-redis's default) or more", c.name, c.value)
+		}
+	}
+	for _, t := range s.timeouts {
+		if t.value < 0 {
+			return fmt.Errorf("REDIS_URL: %s: 0 or less means no timeout to go-redis, and a call would wait as long as "+
+				"a Redis that stopped answering does; give a positive duration, or leave it out for the default", t.name)
+		}
+	}
+	return nil
+}
