@@ -370,3 +370,23 @@ func (l *exhaustedListener) Accept() (net.Conn, error) {
 	}
 	return l.Listener.Accept()
 }
+
+// TestHTTPServerTargetsWithoutAPath: request targets that name no path (a
+// CONNECT's host:port, an absolute URL without one) get this API's JSON
+// 404, not net/http's plain-text page or HTML redirect.
+func TestHTTPServerTargetsWithoutAPath(t *testing.T) {
+	f := onMini(t)
+	f.serve()
+	for _, request := range []string{
+		"CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n",
+		"GET http://x HTTP/1.1\r\nHost: x\r\n\r\n",
+		"POST http://x HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+	} {
+		resp := rawRequest(t, f.base, request)
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Content-Type") != "application/json" ||
+			!strings.Contains(string(body), `"code":"not_found"`) {
+			t.Errorf("%q: %d %q %s, want the JSON 404", strings.SplitN(request, "\r\n", 2)[0], resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	}
+}

@@ -94,12 +94,13 @@ func New(cfg Config) *Server {
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if p := r.URL.EscapedPath(); p != "" && cleanPath(p) != p {
-		// net/http would answer a redirect in HTML (and a bare 400 to the
-		// target "*"); no client of this API sends such paths, so they get
-		// the JSON errors of unmatched. The path is judged as sent, as the
-		// mux does: a player id "a/b" is addressed as a%2Fb, whose decoded
-		// path would look unclean.
+	if p := r.URL.EscapedPath(); p == "" || cleanPath(p) != p {
+		// net/http would answer a redirect in HTML (to "/" for a target
+		// with no path: CONNECT's host:port, http://host) and a plain-text
+		// 404 to CONNECT; no client of this API sends such paths, so they
+		// get the JSON errors of unmatched. The path is judged as sent, as
+		// the mux does: a player id "a/b" is addressed as a%2Fb, whose
+		// decoded path would look unclean.
 		s.unmatchedRoute.ServeHTTP(w, r)
 		return
 	}
