@@ -257,10 +257,12 @@ func writeTransportError(ctx *fasthttp.RequestCtx, err error) {
 		writeErrorReply(ctx, http.StatusRequestHeaderFieldsTooLarge, league.Invalid,
 			"headers: the request line and headers are over "+strconv.Itoa(MaxHeaderBytes)+" bytes")
 	case errors.As(err, &ne) && ne.Timeout():
-		// fasthttp reads headers up to a blank line of CRLFs only: a client
-		// ending lines in a bare LF waits here, so the message names it.
+		// A body shorter than its Content-Length waits here, and so does a
+		// client ending header lines in a bare LF (fasthttp reads headers up
+		// to a blank line of CRLFs only): the message names both.
 		writeErrorReply(ctx, http.StatusRequestTimeout, league.Invalid,
-			"request: not received whole within "+ReadTimeout.String()+" (header lines must end in CRLF)")
+			"request: not received whole within "+ReadTimeout.String()+
+				" (is the body as long as its Content-Length? do header lines end in CRLF?)")
 	default:
 		// Not err's text: fasthttp's quotes the request, keys included.
 		writeErrorReply(ctx, http.StatusBadRequest, league.Invalid, "request: not a well-formed HTTP/1.1 request")
