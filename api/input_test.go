@@ -53,6 +53,8 @@ func badInputs() []badInput {
 		{"join/combining marks name", "POST", join, `{"player_id":"a","name":"\u0301\u0308"}`, 400, "name"},
 		{"join/Hangul filler name", "POST", join, `{"player_id":"a","name":"\u3164\uffa0"}`, 400, "name"},
 		{"join/blank Braille name", "POST", join, `{"player_id":"a","name":"\u2800 \u2800"}`, 400, "name"},
+		{"join/bidirectional override name", "POST", join, `{"player_id":"a","name":"abc\u202edef"}`, 400, "name"},
+		{"join/bidirectional isolate avatar", "POST", join, `{"player_id":"a","name":"a","avatar":"\u2067x"}`, 400, "avatar"},
 		{"join/line separator in name", "POST", join, `{"player_id":"a","name":"x\u2028y"}`, 400, "name"},
 		{"join/paragraph separator in avatar", "POST", join, `{"player_id":"a","name":"x","avatar":"\u2029"}`, 400, "avatar"},
 		{"join/dot id", "POST", join, `{"player_id":".","name":"x"}`, 400, "player_id"},

@@ -35,8 +35,15 @@ func checkWhole(n *yaml.Node, items bool) error {
 			if (items || wholeFields[k.Value]) && v.Kind == yaml.ScalarNode {
 				switch v.ShortTag() {
 				case "!!float":
-					if f, err := strconv.ParseFloat(v.Value, 64); err == nil && f == math.Trunc(f) && math.Abs(f) >= 1<<63 {
+					f, err := strconv.ParseFloat(v.Value, 64)
+					switch {
+					case err == nil && f == math.Trunc(f) && math.Abs(f) >= 1<<63:
 						return fmt.Errorf("line %d: %s: %s is out of range", v.Line, k.Value, v.Value)
+					case err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53:
+						// 1e2 or 100.0: whole, but read as a float (exact only
+						// this far); said as the number to write instead.
+						return fmt.Errorf("line %d: %s: %s is written as a fraction or an exponent; write the whole number %d",
+							v.Line, k.Value, v.Value, int64(f))
 					}
 					return fmt.Errorf("line %d: %s: %s is not a whole number", v.Line, k.Value, v.Value)
 				case "!!str", "!!bool", "!!binary", "!!timestamp":

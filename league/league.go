@@ -141,7 +141,10 @@ func (l *League) Init() error {
 	if l.MaxScore == 0 {
 		l.MaxScore = p.MaxExact
 	}
-	if l.MaxScore < 0 || l.MaxScore > p.MaxExact {
+	if l.MaxScore < 0 {
+		return fmt.Errorf("max_score: %d is negative; scores are whole numbers from 0", l.MaxScore)
+	}
+	if l.MaxScore > p.MaxExact {
 		return fmt.Errorf("max_score: %d does not fit: %s leaves %d bits for the score, so at most %d",
 			l.MaxScore, p.Describe(), p.ScoreBits, p.MaxExact)
 	}

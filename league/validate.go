@@ -41,7 +41,8 @@ func checkID(field, v string, max int) error {
 	return nil
 }
 
-// checkText accepts UTF-8 without control characters or line breaks, up to
+// checkText accepts UTF-8 without control characters, line breaks or
+// bidirectional embeddings, overrides and isolates, up to
 // max bytes; a required text must show something: not only spaces or
 // invisible characters (a zero-width space, a byte order mark).
 func checkText(field, v string, max int, required bool) error {
@@ -60,6 +61,11 @@ func checkText(field, v string, max int, required bool) error {
 		}
 		if r == '\u2028' || r == '\u2029' {
 			return fieldError(field, "contains the line break %U", r)
+		}
+		if ('\u202a' <= r && r <= '\u202e') || ('\u2066' <= r && r <= '\u2069') {
+			// An override reorders what follows it, a name's neighbours on
+			// a board included, until the end of their paragraph.
+			return fieldError(field, "contains the bidirectional control %U", r)
 		}
 	}
 	return nil
