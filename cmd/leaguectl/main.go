@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/redis/go-redis/v9"
@@ -50,18 +51,28 @@ func main() {
 			return // -h: the command's flags are printed
 		}
 		fmt.Fprintln(os.Stderr, "leaguectl:", err)
+		var u usageError
+		if errors.As(err, &u) {
+			os.Exit(2) // as flag's own usage errors do
+		}
 		os.Exit(1)
 	}
 }
 
+// usageError is a command line leaguectl cannot read, told apart by its
+// exit status (2) from a command that ran and failed (1).
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("no command\n%s", usage)
+		return usageError{fmt.Errorf("no command\n%s", usage)}
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "config":
 		if len(rest) == 0 || rest[0] != "check" {
-			return fmt.Errorf("usage: leaguectl config check [-config config.yaml]")
+			return usageError{fmt.Errorf("usage: leaguectl config check [-config config.yaml]")}
 		}
 		return configCheck(ctx, rest[1:], out)
 	case "migrate":
@@ -78,7 +89,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprint(out, usage)
 		return nil
 	default:
-		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+		return usageError{fmt.Errorf("unknown command %q\n%s", cmd, usage)}
 	}
 }
 
@@ -96,14 +107,44 @@ func flags(name string) (*flag.FlagSet, *string) {
 // parse parses a command's flags and refuses arguments left over: a file
 // name given without -config would otherwise be ignored, and the command
 // would run on the default config and report it fine.
+// A flag given twice is refused too: flag keeps the last, and
+// `-league weekly -league blitz` would act on blitz without a word.
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected argument %q (the command takes flags only, e.g. -config FILE)", fs.Name(), fs.Arg(0))
+		return usageError{fmt.Errorf("%s: unexpected argument %q (the command takes flags only, e.g. -config FILE)", fs.Name(), fs.Arg(0))}
+	}
+	if name := repeatedFlag(fs, args); name != "" {
+		return usageError{fmt.Errorf("%s: -%s is given twice", fs.Name(), name)}
 	}
 	return nil
+}
+
+// repeatedFlag returns the first flag args give twice, reading them as
+// flag.Parse does (which has accepted them): -name, --name, -name=value, or
+// -name value for a flag that is not boolean.
+func repeatedFlag(fs *flag.FlagSet, args []string) string {
+	seen := map[string]bool{}
+	for i := 0; i < len(args) && args[i] != "--"; i++ {
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(args[i], "-"), "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			return ""
+		}
+		if seen[name] {
+			return name
+		}
+		seen[name] = true
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && (!ok || !b.IsBoolFlag()) {
+			i++ // its value
+		}
+	}
+	return ""
 }
 
 // env is what a command opened: the config, Redis, the engine on it (unless

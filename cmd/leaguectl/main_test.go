@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -153,5 +155,37 @@ leagues:
 	testsvc.Must(t, err, "Join after the restore")
 	if p.Tier != "high" || len(p.Rewards) != 1 {
 		t.Fatalf("p9 after the restore: tier %s rewards %+v, want high with the gems of its rank 1", p.Tier, p.Rewards)
+	}
+}
+
+// TestCommandLineRefusals: a command line leaguectl cannot read is a usage
+// error (exit status 2), a flag given twice included (flag alone would keep
+// the last); a value that looks like a flag is a value.
+func TestCommandLineRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "no command"},
+		{[]string{"bogus"}, `unknown command "bogus"`},
+		{[]string{"config"}, "usage: leaguectl config check"},
+		{[]string{"board", "-nope"}, "flag provided but not defined: -nope"},
+		{[]string{"board", "-league", "weekly", "-board", "bronze-1", "-league", "blitz"}, "board: -league is given twice"},
+		{[]string{"board", "--league=weekly", "-board", "bronze-1", "-league", "blitz"}, "board: -league is given twice"},
+		{[]string{"restore", "-league", "weekly", "-other-deployments", "-other-deployments"}, "restore: -other-deployments is given twice"},
+		{[]string{"settle", "-league", "weekly", "extra"}, `settle: unexpected argument "extra"`},
+	} {
+		var out bytes.Buffer
+		err := run(context.Background(), c.args, &out)
+		var u usageError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("leaguectl %q: %v, want a usage error saying %q", c.args, err, c.want)
+		}
+	}
+	fs := flag.NewFlagSet("player", flag.ContinueOnError)
+	fs.String("league", "", "")
+	fs.String("player", "", "")
+	if name := repeatedFlag(fs, []string{"-league", "weekly", "-player", "-league"}); name != "" {
+		t.Errorf("the player id -league read as a second -league")
 	}
 }
