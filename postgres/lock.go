@@ -36,8 +36,8 @@ func (s *Store) Lock(ctx context.Context, leagueID string, period time.Time) (re
 	if err != nil {
 		return nil, false, storeError("lock", err)
 	}
-	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+lockKey+`)`,
-		leagueID, strconv.FormatInt(period.Unix(), 10)).Scan(&ok)
+	start := strconv.FormatInt(period.Unix(), 10)
+	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+lockKey+`)`, leagueID, start).Scan(&ok)
 	if err != nil || !ok {
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, false, storeError("lock", err)
@@ -47,6 +47,12 @@ func (s *Store) Lock(ctx context.Context, leagueID string, period time.Time) (re
 		once.Do(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
+			// Unlocked first: a closed session's locks go only once its
+			// backend has exited, a moment after the close, and a Lock in
+			// that moment (the next replica's, or this process's own retry)
+			// would find the period still held. If the unlock fails, the
+			// close still ends the session, and the lock with it.
+			conn.Exec(ctx, `SELECT pg_advisory_unlock(`+lockKey+`)`, leagueID, start)
 			conn.Close(ctx)
 		})
 	}
