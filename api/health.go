@@ -47,9 +47,7 @@ func (s *Server) readyz(r *http.Request) (reply, error) {
 	}
 	// Redis answers, but may have lost a league since this process opened
 	// it (or a restore replaced it): every join would fail, so not ready.
-	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
-	defer cancel()
-	if err := s.engine.CheckEpochs(ctx); err != nil {
+	if err := within(r.Context(), s.engine.CheckEpochs); err != nil {
 		s.redisErr(err)
 		s.log.Warn("api: not ready", "err", err)
 		return nil, league.Errorf(league.Unavailable, "not ready: %s", league.ErrorMessage(err))
@@ -57,13 +55,11 @@ func (s *Server) readyz(r *http.Request) (reply, error) {
 	return statusOK{}, nil
 }
 
-// dependenciesAnswer pings Redis and the store, each within readyTimeout,
-// and counts and logs the one that does not answer.
+// dependenciesAnswer pings Redis and the store, and counts and logs the
+// one that does not answer within readyTimeout.
 func (s *Server) dependenciesAnswer(ctx context.Context) (redisOK, storeOK bool) {
 	answers := func(name string, ping func(context.Context) error, failures prometheus.Counter) bool {
-		ctx, cancel := context.WithTimeout(ctx, readyTimeout)
-		defer cancel()
-		if err := ping(ctx); err != nil {
+		if err := within(ctx, ping); err != nil {
 			failures.Inc()
 			s.log.Warn("api: a dependency does not answer", "dependency", name, "err", err)
 			return false
@@ -71,4 +67,22 @@ func (s *Server) dependenciesAnswer(ctx context.Context) (redisOK, storeOK bool)
 		return true
 	}
 	return answers("redis", s.engine.Ping, s.metrics.redisErrors), answers("postgres", s.store.Ping, s.metrics.postgresErrors)
+}
+
+// within runs call with a context that ends after readyTimeout, and waits
+// no longer than that. The wait is bounded here, not only by the context:
+// go-redis goes by its own timeouts, not a context's deadline, so a Redis
+// that stopped answering would hold a probe for its whole read timeout (5 s
+// by default).
+func within(ctx context.Context, call func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	answer := make(chan error, 1) // a call that ends after the wait has somewhere to go
+	go func() { answer <- call(ctx) }()
+	select {
+	case err := <-answer:
+		return err
+	case <-ctx.Done():
+		return &league.Error{Code: league.Unavailable, Message: "no answer within " + readyTimeout.String(), Err: ctx.Err()}
+	}
 }

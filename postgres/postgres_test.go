@@ -72,6 +72,22 @@ func TestOpenUnreachable(t *testing.T) {
 	if got := league.ErrorCode(err); got != league.Invalid {
 		t.Fatalf("Open of a bad connection string: got %s (%v), want %s", got, err, league.Invalid)
 	}
+	// Pool settings pgxpool takes and then gets wrong (a panic, a pool that
+	// closes every connection after use) are refused, naming the setting.
+	for query, want := range map[string]string{
+		"pool_health_check_period=0s":       "pool_health_check_period=0s: must be positive",
+		"pool_health_check_period=-1m":      "pool_health_check_period=-1m0s",
+		"pool_max_conn_lifetime=0s":         "pool_max_conn_lifetime=0s",
+		"pool_max_conn_idle_time=-1s":       "pool_max_conn_idle_time=-1s",
+		"pool_min_conns=-1":                 "pool_min_conns=-1",
+		"pool_max_conns=2&pool_min_conns=3": "pool_min_conns=3: must be from 0 to pool_max_conns (2)",
+		"pool_min_idle_conns=-2":            "pool_min_idle_conns=-2",
+	} {
+		_, err := postgres.Open(ctx, "postgres://127.0.0.1:5432/test?sslmode=disable&"+query)
+		if league.ErrorCode(err) != league.Invalid || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open with %s: %v, want invalid saying %q", query, err, want)
+		}
+	}
 }
 
 func TestContextDeadlineIsUnavailable(t *testing.T) {

@@ -6,6 +6,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -32,6 +33,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, league.Errorf(league.Invalid, "postgres: bad connection string: %v", err)
 	}
+	if err := checkPool(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		// A server that accepts the connection but never answers would
 		// otherwise hold a start (or a settlement's lock) for minutes.
@@ -48,6 +52,33 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkPool refuses pool settings pgxpool takes and then gets wrong: a
+// health check period of 0 or less panics, a connection lifetime of 0 or
+// less closes every connection after each use, negative minimums and
+// durations mean nothing.
+func checkPool(cfg *pgxpool.Config) error {
+	bad := func(param string, v any, why string) error {
+		return league.Errorf(league.Invalid, "postgres: bad connection string: %s=%v: %s", param, v, why)
+	}
+	switch {
+	case cfg.HealthCheckPeriod <= 0:
+		return bad("pool_health_check_period", cfg.HealthCheckPeriod, "must be positive (how often idle connections are checked)")
+	case cfg.MaxConnLifetime <= 0:
+		return bad("pool_max_conn_lifetime", cfg.MaxConnLifetime, "must be positive")
+	case cfg.MaxConnIdleTime < 0:
+		return bad("pool_max_conn_idle_time", cfg.MaxConnIdleTime, "must not be negative")
+	case cfg.MaxConnLifetimeJitter < 0:
+		return bad("pool_max_conn_lifetime_jitter", cfg.MaxConnLifetimeJitter, "must not be negative")
+	case cfg.PingTimeout < 0:
+		return bad("pool_ping_timeout", cfg.PingTimeout, "must not be negative")
+	case cfg.MinConns < 0 || cfg.MinConns > cfg.MaxConns:
+		return bad("pool_min_conns", cfg.MinConns, fmt.Sprintf("must be from 0 to pool_max_conns (%d)", cfg.MaxConns))
+	case cfg.MinIdleConns < 0 || cfg.MinIdleConns > cfg.MaxConns:
+		return bad("pool_min_idle_conns", cfg.MinIdleConns, fmt.Sprintf("must be from 0 to pool_max_conns (%d)", cfg.MaxConns))
+	}
+	return nil
 }
 
 // Close closes the pool. A Lock has a connection of its own, which its

@@ -33,6 +33,9 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 		log.Warn("REDIS_URL is not set: live boards are in an in-process Redis (miniredis); NOTHING SURVIVES A RESTART")
 		return c, true, func() { c.Close(); m.Close() }, nil
 	}
+	if err := checkDatabase(url); err != nil {
+		return nil, false, nil, err
+	}
 	if rest, ok := strings.CutPrefix(url, "redis+cluster://"); ok {
 		opt, err := redis.ParseClusterURL("redis://" + rest)
 		if err != nil {
