@@ -385,7 +385,7 @@ func TestHTTPServerTargetsWithoutAPath(t *testing.T) {
 		resp := rawRequest(t, f.base, request)
 		body, _ := io.ReadAll(resp.Body)
 		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Content-Type") != "application/json" ||
-			!strings.Contains(string(body), `"code":"not_found"`) {
+			!strings.Contains(string(body), `"code":"not_found"`) || !strings.Contains(string(body), "names no path") {
 			t.Errorf("%q: %d %q %s, want the JSON 404", strings.SplitN(request, "\r\n", 2)[0], resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}
 	}

@@ -240,7 +240,11 @@ func (s *Server) unmatched(r *http.Request) (reply, error) {
 	if r.URL.Path == "*" { // OPTIONS *, or HTTP/2's preface sent to HTTP/1.1
 		return nil, invalid("request target", "%s * names no resource of this API; paths start at /v1/", r.Method)
 	}
-	if p := r.URL.EscapedPath(); p == "" || cleanPath(p) != p {
+	p := r.URL.EscapedPath()
+	if p == "" {
+		return nil, league.Errorf(league.NotFound, "no route %s %s: the request target names no path; paths start at /v1/", r.Method, excerpt.Of(r.RequestURI))
+	}
+	if cleanPath(p) != p {
 		return nil, league.Errorf(league.NotFound, "no route %s %s: the path is not in canonical form", r.Method, excerpt.Of(p))
 	}
 	var allowed []string

@@ -162,9 +162,9 @@ func apply(ctx context.Context, pool *pgxpool.Pool, ms []Migration) (applied []s
 				return err
 			})
 			if err != nil {
-				return fmt.Errorf("migrations: applying %s: %w", label(m), err)
+				return fmt.Errorf("migrations: applying %s: %w", m.Label(), err)
 			}
-			applied = append(applied, label(m))
+			applied = append(applied, m.Label())
 		}
 		return nil
 	})
@@ -190,9 +190,9 @@ func down(ctx context.Context, pool *pgxpool.Pool, ms []Migration, to int) (roll
 				return err
 			})
 			if err != nil {
-				return fmt.Errorf("migrations: rolling back %s: %w", label(m), err)
+				return fmt.Errorf("migrations: rolling back %s: %w", m.Label(), err)
 			}
-			rolledBack = append(rolledBack, label(m))
+			rolledBack = append(rolledBack, m.Label())
 		}
 		return nil
 	})
@@ -265,7 +265,7 @@ func check(ctx context.Context, conn *pgx.Conn, ms []Migration) (map[int]time.Ti
 		}
 		if m.Checksum != a.checksum {
 			return done, fmt.Errorf("%w: %s was applied with checksum %.12s, the file now has %.12s; write a new migration instead of editing a released one",
-				ErrChecksumMismatch, label(m), a.checksum, m.Checksum)
+				ErrChecksumMismatch, m.Label(), a.checksum, m.Checksum)
 		}
 		done[a.version] = a.appliedAt.UTC()
 	}
@@ -274,10 +274,11 @@ func check(ctx context.Context, conn *pgx.Conn, ms []Migration) (map[int]time.Ti
 	for _, m := range ms {
 		if _, ok := done[m.Version]; !ok && len(applied) > 0 && m.Version < applied[len(applied)-1].version {
 			return done, fmt.Errorf("migrations: %s is not applied but the later version %d is; migrations were renumbered",
-				label(m), applied[len(applied)-1].version)
+				m.Label(), applied[len(applied)-1].version)
 		}
 	}
 	return done, nil
 }
 
-func label(m Migration) string { return fmt.Sprintf("%04d_%s", m.Version, m.Name) }
+// Label names the migration as its files do: NNNN_name.
+func (m Migration) Label() string { return fmt.Sprintf("%04d_%s", m.Version, m.Name) }

@@ -196,7 +196,7 @@ func connectAll(ctx context.Context, path string, needStore bool) (*env, error) 
 			closeRedis()
 			return nil, fmt.Errorf("DATABASE_URL is not set")
 		}
-		store, closeStore, err := connect.Store(ctx, dsn, true, quiet())
+		store, closeStore, err := connect.Store(ctx, dsn, false, quiet())
 		if err != nil {
 			closeRedis()
 			return nil, err

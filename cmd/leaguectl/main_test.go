@@ -89,6 +89,13 @@ leagues:
 	}
 	time.Sleep(time.Until(period.End) + 100*time.Millisecond)
 
+	// A database without the schema is refused, not migrated: only
+	// leaguectl migrate (and leagued's start) migrate.
+	if err := run(ctx, []string{"settle", "-config", path, "-league", "quick", "-period", period.ID()}, &out); err == nil ||
+		!strings.Contains(err.Error(), "the database lacks migrations this binary needs (0001_league") {
+		t.Fatalf("settle on an unmigrated database: %v", err)
+	}
+	testsvc.Must(t, run(ctx, []string{"migrate"}, &out), "migrate")
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"settle", "-config", path, "-league", "quick", "-period", period.ID()}, &out), "settle")
 	for _, want := range []string{"closed, 10 players to settle", "wrote 10 outcomes", "applied 2 tier moves", "10 players", "2 promoted"} {
@@ -174,6 +181,10 @@ func TestCommandLineRefusals(t *testing.T) {
 		{[]string{"board", "--league=weekly", "-board", "bronze-1", "-league", "blitz"}, "board: -league is given twice"},
 		{[]string{"restore", "-league", "weekly", "-other-deployments", "-other-deployments"}, "restore: -other-deployments is given twice"},
 		{[]string{"settle", "-league", "weekly", "extra"}, `settle: unexpected argument "extra"`},
+		{[]string{"settle"}, "settle: -league is required"},
+		{[]string{"restore"}, "restore: -league is required"},
+		{[]string{"board", "-league", "weekly"}, "board: -league and -board are required"},
+		{[]string{"player", "-league", "weekly"}, "player: -league and -player are required"},
 	} {
 		var out bytes.Buffer
 		err := run(context.Background(), c.args, &out)

@@ -19,7 +19,7 @@ func restore(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	if *id == "" {
-		return fmt.Errorf("restore: -league is required")
+		return usageError{fmt.Errorf("restore: -league is required")}
 	}
 	e, err := connectAll(ctx, *path, true)
 	if err != nil {

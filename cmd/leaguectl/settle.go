@@ -19,7 +19,7 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	if *id == "" {
-		return fmt.Errorf("settle: -league is required")
+		return usageError{fmt.Errorf("settle: -league is required")}
 	}
 	e, err := open(ctx, *path, true)
 	if err != nil {

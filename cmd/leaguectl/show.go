@@ -24,7 +24,7 @@ func board(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	if *id == "" || *name == "" {
-		return fmt.Errorf("board: -league and -board are required")
+		return usageError{fmt.Errorf("board: -league and -board are required")}
 	}
 	bid, err := league.ParseBoardID(*name)
 	if err != nil {
@@ -64,7 +64,7 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	if *id == "" || *pid == "" {
-		return fmt.Errorf("player: -league and -player are required")
+		return usageError{fmt.Errorf("player: -league and -player are required")}
 	}
 	e, err := open(ctx, *path, true)
 	if err != nil {

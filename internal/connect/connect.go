@@ -101,8 +101,12 @@ func ping(ctx context.Context, c redis.UniversalClient, what string) error {
 	return nil
 }
 
-// Store opens the settlement store: Postgres at url (migrated to the latest
-// schema first when migrate is set), or process memory when url is empty.
+// Store opens the settlement store: Postgres at url, or process memory when
+// url is empty. With migrate set, the schema is brought up to date first
+// (leagued); without, a schema this binary has migrations for that it lacks
+// is refused (leaguectl's commands: an operator's newer leaguectl must not
+// migrate a database under running leagueds, whose restarts would then
+// refuse a database newer than them).
 func Store(ctx context.Context, url string, migrate bool, log *slog.Logger) (league.Store, func(), error) {
 	if url == "" {
 		log.Warn("DATABASE_URL is not set: settlement results are kept in process memory; NOTHING SURVIVES A RESTART")
@@ -113,6 +117,10 @@ func Store(ctx context.Context, url string, migrate bool, log *slog.Logger) (lea
 		return nil, nil, err
 	}
 	if !migrate {
+		if err := checkMigrated(ctx, s); err != nil {
+			s.Close()
+			return nil, nil, err
+		}
 		return s, s.Close, nil
 	}
 	applied, err := migrations.Apply(ctx, s.Pool())
@@ -124,4 +132,23 @@ func Store(ctx context.Context, url string, migrate bool, log *slog.Logger) (lea
 		log.Info("migration applied", "migration", m)
 	}
 	return s, s.Close, nil
+}
+
+// checkMigrated refuses a database that lacks migrations this binary has.
+func checkMigrated(ctx context.Context, s *postgres.Store) error {
+	states, err := migrations.Status(ctx, s.Pool())
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	var pending []string
+	for _, st := range states {
+		if st.AppliedAt.IsZero() {
+			pending = append(pending, st.Label())
+		}
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("DATABASE_URL: the database lacks migrations this binary needs (%s): "+
+			"run leaguectl migrate, or start leagued, which migrates", strings.Join(pending, ", "))
+	}
+	return nil
 }
