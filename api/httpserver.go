@@ -111,11 +111,11 @@ func markChunked(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	return fasthttp.RequestConfig{}
 }
 
-// hasField reports whether raw header lines hold a field named name (lower
-// case).
+// hasField reports whether raw header lines hold a field named name, in
+// any case.
 func hasField(raw []byte, name string) bool {
 	for line := range bytes.SplitSeq(raw, []byte("\n")) {
-		if k, _, ok := bytes.Cut(line, []byte(":")); ok && strings.EqualFold(strings.TrimSpace(string(k)), name) {
+		if k, _, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(k), []byte(name)) {
 			return true
 		}
 	}
