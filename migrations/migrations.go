@@ -238,7 +238,40 @@ func check(ctx context.Context, conn *pgx.Conn, ms []Migration) (map[int]time.Ti
 	if err != nil {
 		return nil, fmt.Errorf("migrations: creating schema_migrations: %w", err)
 	}
-	rows, _ := conn.Query(ctx, `SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version`)
+	return compare(ctx, conn, ms)
+}
+
+// Pending returns the migrations this binary knows that the database has
+// not applied, reading only: no table created, no lock taken, so a
+// read-only role or a standby can ask. It refuses, as Apply does, a
+// database whose applied migrations differ from this binary's.
+func Pending(ctx context.Context, pool *pgxpool.Pool) ([]Migration, error) {
+	var exists bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+		return nil, fmt.Errorf("migrations: looking for schema_migrations: %w", err)
+	}
+	done := map[int]time.Time{}
+	if exists {
+		var err error
+		if done, err = compare(ctx, pool, embedded); err != nil {
+			return nil, err
+		}
+	}
+	var pending []Migration
+	for _, m := range embedded {
+		if _, ok := done[m.Version]; !ok {
+			pending = append(pending, m)
+		}
+	}
+	return pending, nil
+}
+
+// compare reads the applied versions and when, and refuses a database
+// whose applied migrations differ from ms.
+func compare(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, ms []Migration) (map[int]time.Time, error) {
+	rows, _ := q.Query(ctx, `SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version`)
 	type row struct {
 		version        int
 		name, checksum string

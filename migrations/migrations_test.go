@@ -76,6 +76,25 @@ func TestApplyAndDown(t *testing.T) {
 	}
 }
 
+// TestPendingOnlyReads: Pending answers for a database never migrated
+// without creating anything there (a read-only role may ask), and for one
+// migrated since.
+func TestPendingOnlyReads(t *testing.T) {
+	pool, _ := testsvc.Postgres(t)
+	ctx := ctxFor(t)
+	pending, err := Pending(ctx, pool)
+	if err != nil || len(pending) != len(All()) || pending[0].Label() != "0001_league" {
+		t.Fatalf("Pending on a fresh schema: got %v, %v; want all %d", pending, err, len(All()))
+	}
+	wantTable(t, pool, "schema_migrations", false)
+	if _, err := Apply(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := Pending(ctx, pool); err != nil || len(pending) != 0 {
+		t.Fatalf("Pending after Apply: got %v, %v; want none", pending, err)
+	}
+}
+
 // A migration runs in its own transaction: one that fails leaves nothing of
 // itself, and those before it stay applied.
 func TestApplyFailingMigration(t *testing.T) {

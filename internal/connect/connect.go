@@ -134,21 +134,20 @@ func Store(ctx context.Context, url string, migrate bool, log *slog.Logger) (lea
 	return s, s.Close, nil
 }
 
-// checkMigrated refuses a database that lacks migrations this binary has.
+// checkMigrated refuses a database that lacks migrations this binary has,
+// reading only (a read-only role may run leaguectl's read commands).
 func checkMigrated(ctx context.Context, s *postgres.Store) error {
-	states, err := migrations.Status(ctx, s.Pool())
+	pending, err := migrations.Pending(ctx, s.Pool())
 	if err != nil {
 		return fmt.Errorf("DATABASE_URL: %w", err)
 	}
-	var pending []string
-	for _, st := range states {
-		if st.AppliedAt.IsZero() {
-			pending = append(pending, st.Label())
-		}
-	}
 	if len(pending) > 0 {
+		labels := make([]string, len(pending))
+		for i, m := range pending {
+			labels[i] = m.Label()
+		}
 		return fmt.Errorf("DATABASE_URL: the database lacks migrations this binary needs (%s): "+
-			"run leaguectl migrate, or start leagued, which migrates", strings.Join(pending, ", "))
+			"run leaguectl migrate, or start leagued, which migrates", strings.Join(labels, ", "))
 	}
 	return nil
 }

@@ -35,6 +35,14 @@ func TestRedisURLErrorHidesPassword(t *testing.T) {
 	}
 }
 
+// TestRedisUnixSocketTakesADatabase: a unix:// URL names its database with
+// db= only; its path is the socket's, not a database to compare it with.
+func TestRedisUnixSocketTakesADatabase(t *testing.T) {
+	if err := checkDatabase("unix:///tmp/redis/redis.sock?db=3"); err != nil {
+		t.Fatalf("a socket with db=3: %v", err)
+	}
+}
+
 // TestRedisSendsEachCommandOnce: leagued's client does not retry commands
 // (Redis may have run one whose connection broke: a score write would count
 // twice) unless REDIS_URL asks for retries.
@@ -92,6 +100,8 @@ func TestRedisRefusesSettingsGoRedisGetsWrong(t *testing.T) {
 		"redis://127.0.0.1:1/0?pipeline_pool_size=-2":         "pipeline_pool_size=-2: must be from -1",
 		"redis://127.0.0.1:1/0?pipeline_pool_size=3000000000": "pipeline_pool_size=3000000000",
 		"redis://127.0.0.1:1/11?db=12":                        "the path names database 11 and db= names 12",
+		"redis://127.0.0.1:1/5?db=5&db=0":                     "db= is given 2 times",
+		"redis://127.0.0.1:1?db=5&db=0":                       "db= is given 2 times",
 		"redis+cluster://127.0.0.1:1/11":                      "Redis Cluster has database 0 only",
 	} {
 		_, _, _, err := Redis(context.Background(), url, log)

@@ -99,12 +99,16 @@ func checkDatabase(raw string) error {
 	if err != nil {
 		return nil // go-redis's parser says what is wrong
 	}
-	path := strings.Trim(u.Path, "/")
-	query := u.Query().Get("db")
+	dbs := u.Query()["db"]
+	if len(dbs) > 1 {
+		return fmt.Errorf("REDIS_URL: db= is given %d times (go-redis takes the last); give it once", len(dbs))
+	}
+	query := strings.Join(dbs, "")
+	path := strings.Trim(u.Path, "/") // a unix:// socket's path names no database
 	switch {
 	case u.Scheme == "redis+cluster" && (path != "" || query != ""):
 		return fmt.Errorf("REDIS_URL: Redis Cluster has database 0 only; remove the database from the URL")
-	case path != "" && query != "" && path != query:
+	case (u.Scheme == "redis" || u.Scheme == "rediss") && path != "" && query != "" && path != query:
 		return fmt.Errorf("REDIS_URL: the path names database %s and db= names %s; give one", path, query)
 	}
 	return nil
