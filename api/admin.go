@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -111,7 +112,9 @@ func (s *Server) settlements(r *http.Request) (reply, error) {
 		}
 		limit = n
 	}
-	sts, err := s.store.Settlements(r.Context(), leagueID, limit)
+	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
+	defer cancel()
+	sts, err := s.store.Settlements(ctx, leagueID, limit)
 	if err != nil {
 		return nil, s.postgresErr(err)
 	}

@@ -395,3 +395,29 @@ func (failingStore) Settlements(context.Context, string, int) ([]league.Settleme
 }
 
 func (failingStore) Ping(context.Context) error { return errStoreDown }
+
+// hangingStore is a store whose database hangs rather than refuses: a read
+// waits for its context to end, as pgx does, and fails then as the store
+// does. One given no deadline gives up after a minute, so that a test of
+// the route's bound fails rather than hangs.
+type hangingStore struct{ league.Store }
+
+func (hangingStore) wait(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		return fmt.Errorf("the store was asked with no deadline")
+	}
+	select {
+	case <-ctx.Done():
+		return &league.Error{Code: league.Unavailable, Message: "postgres unavailable", Err: ctx.Err()}
+	case <-time.After(time.Minute):
+		return fmt.Errorf("the deadline did not end the wait")
+	}
+}
+
+func (h hangingStore) Profile(ctx context.Context, _, _ string, _ int) (league.Profile, error) {
+	return league.Profile{}, h.wait(ctx)
+}
+
+func (h hangingStore) Settlements(ctx context.Context, _ string, _ int) ([]league.Settlement, error) {
+	return nil, h.wait(ctx)
+}

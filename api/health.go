@@ -33,6 +33,11 @@ func (s *Server) healthz(*http.Request) (reply, error) { return statusOK{}, nil 
 // readyTimeout bounds each dependency's ping.
 const readyTimeout = 2 * time.Second
 
+// storeTimeout bounds a route's read of the store. pgx obeys a context's
+// deadline, and nothing else bounds a query to a Postgres that hangs
+// rather than refuses (the request's context never ends by itself).
+const storeTimeout = 5 * time.Second
+
 // readyz says whether the dependencies answer, and whether Redis still holds
 // the leagues this process opened: 503 naming what is wrong.
 func (s *Server) readyz(r *http.Request) (reply, error) {

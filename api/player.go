@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -101,6 +102,8 @@ func (s *Server) player(r *http.Request) (reply, error) {
 	}
 	stored := make(chan profileResult, 1)
 	go func() {
+		ctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		defer cancel()
 		p, err := s.store.Profile(ctx, leagueID, player, s.historyLimit)
 		stored <- profileResult{p, err}
 	}()

@@ -474,3 +474,26 @@ func TestAllowNamesEveryMethodServed(t *testing.T) {
 		t.Errorf("HEAD of a GET route: %d, want 200", w.Code)
 	}
 }
+
+// TestStoreThatHangs: a Postgres that hangs rather than refuses holds no
+// route: a player's profile answers with the live standing once its read
+// of the store times out, the settlement list with a 503; both count
+// against Postgres.
+func TestStoreThatHangs(t *testing.T) {
+	f := onMini(t, withConfig(func(c *api.Config) { c.Store = hangingStore{c.Store} }))
+	f.join("alice")
+	st := f.must("GET", "/v1/leagues/weekly/players/alice", "")
+	if st["joined"] != true || st["history_unavailable"] != true {
+		t.Errorf("player with the store hanging: %v, want the live standing, history unavailable", st)
+	}
+	w := f.do("GET", "/v1/admin/leagues/weekly/settlements", "", adminKey)
+	if code, msg := errorOf(t, w); w.Code != http.StatusServiceUnavailable || code != "unavailable" {
+		t.Errorf("settlements with the store hanging: %d %s %q, want 503", w.Code, code, msg)
+	}
+	if n := metricValue(t, f, "league_dependency_errors_total", "dependency", "postgres"); n != 2 {
+		t.Errorf("postgres errors %v, want 2", n)
+	}
+	if strings.Contains(f.log.String(), "no deadline") {
+		t.Errorf("a route asked the store with no deadline:\n%s", f.log)
+	}
+}

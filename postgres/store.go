@@ -25,6 +25,12 @@ var _ league.Store = (*Store)(nil)
 // URL sets no connect_timeout.
 const DefaultConnectTimeout = 10 * time.Second
 
+// DefaultPingTimeout bounds the ping pgxpool sends on a connection idle for
+// a second before handing it out, when the URL sets no pool_ping_timeout
+// (pgxpool's own default waits for ever: a Postgres that hangs rather than
+// refuses would hold every call that needs a connection).
+const DefaultPingTimeout = 5 * time.Second
+
 // Open connects to the database at dsn (a postgres:// URL or keyword=value
 // string; search_path in it picks the schema, pool_max_conns sizes the pool)
 // and checks that it answers.
@@ -35,6 +41,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	if err := checkPool(cfg); err != nil {
 		return nil, err
+	}
+	if cfg.PingTimeout == 0 {
+		cfg.PingTimeout = DefaultPingTimeout
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		// A server that accepts the connection but never answers would

@@ -167,7 +167,10 @@ func (s *Scheduler) loop(id string) {
 		if time.Now().Before(notBefore) {
 			continue
 		}
-		if err := s.catchUp(context.Background(), id); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), attemptTimeout)
+		err := s.catchUp(ctx, id)
+		cancel()
+		if err != nil {
 			if errors.Is(err, ErrBusy) {
 				// Another replica holds the lease: the normal case with
 				// several replicas, not a failure to back off from or alert
@@ -188,6 +191,13 @@ func (s *Scheduler) loop(id string) {
 		backoff, notBefore = 0, time.Time{}
 	}
 }
+
+// attemptTimeout bounds one attempt at settling a league's periods. A
+// million players settle in seconds; the bound is for a Postgres that hangs
+// rather than refuses, which would otherwise hold the settler, and every
+// SettleNow queued behind it, for ever. The attempt fails, and the next
+// one picks the settlement up where it stopped.
+const attemptTimeout = 15 * time.Minute
 
 // nextBackoff doubles the wait from one second to a minute. A period that
 // has not ended by Redis's clock yet (the cron fired on a clock a little
@@ -242,6 +252,8 @@ func (s *Scheduler) catchUp(ctx context.Context, id string) error {
 // period when period is zero. Older unsettled periods settle first. Safe
 // while leagued runs elsewhere: the lease keeps one settler per period.
 func (s *Scheduler) SettleNow(ctx context.Context, leagueID string, period time.Time) (league.Settlement, error) {
+	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	defer cancel()
 	l, err := s.engine.League(leagueID)
 	if err != nil {
 		return league.Settlement{}, err
