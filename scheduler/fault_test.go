@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -250,4 +251,47 @@ func TestSettlementFailureCountedWhenRedisIsDown(t *testing.T) {
 	if want := "cause=unavailable league=weekly 1"; len(failures) != 1 || failures[0] != want {
 		t.Errorf("settlement failures %q, want %s", failures, want)
 	}
+}
+
+// hangingStore is a store whose database stops answering at the write of
+// outcomes: the call waits until its context ends, as pgx does.
+type hangingStore struct{ league.Store }
+
+func (h hangingStore) WriteOutcomes(ctx context.Context, _ league.Settlement, _ []league.Outcome, _ []league.EarnedReward) error {
+	<-ctx.Done()
+	return &league.Error{Code: league.Unavailable, Message: "postgres: no answer", Err: ctx.Err()}
+}
+
+// TestAttemptBoundedWhenTheStoreHangs: a database that hangs rather than
+// refuses fails the attempt at its bound, the reason is recorded although
+// the attempt's context has run out, and the next attempt completes it.
+func TestAttemptBoundedWhenTheStoreHangs(t *testing.T) {
+	forEachStore(t, func(t *testing.T, k storeKind) {
+		f := newFixture(t, k, 100)
+		week := f.period()
+		f.play("p", 150)
+		f.clock.After(week.End)
+		healthy := f.store
+		f.store = hangingStore{healthy}
+		s := f.scheduler(scheduler.WithAttemptTimeout(300 * time.Millisecond))
+		start := time.Now()
+		_, err := s.SettleNow(f.ctx, "weekly", time.Time{})
+		if !errors.Is(err, league.ErrUnavailable) {
+			t.Fatalf("settlement with the database hanging: %v, want unavailable", err)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Fatalf("the attempt took %s, bounded at 300ms", took)
+		}
+		st, err := healthy.Settlement(f.ctx, "weekly", week.Start)
+		testsvc.Must(t, err, "Settlement")
+		if st.Status != league.StatusStarted || !strings.Contains(st.LastError, "deadline exceeded") {
+			t.Fatalf("after the hung attempt: status %q, last error %q; want started, with the deadline", st.Status, st.LastError)
+		}
+
+		f.store = healthy
+		if got := f.settleNow(f.scheduler()); got.Status != league.StatusDone {
+			t.Fatalf("next attempt: %+v", got)
+		}
+		f.checkBoards(week, "p", 150)
+	})
 }

@@ -27,6 +27,7 @@ type Scheduler struct {
 	metrics *metrics
 	onStep  func(Progress)
 	faultFn func(step string) error
+	attempt time.Duration
 
 	cron    *cron.Cron
 	quit    chan struct{}
@@ -67,6 +68,10 @@ func WithRegistry(r prometheus.Registerer) Option {
 // WithProgress calls fn as a settlement moves through its steps.
 func WithProgress(fn func(Progress)) Option { return func(s *Scheduler) { s.onStep = fn } }
 
+// WithAttemptTimeout bounds one attempt at settling a league's periods
+// (default 15 minutes; see attemptTimeout).
+func WithAttemptTimeout(d time.Duration) Option { return func(s *Scheduler) { s.attempt = d } }
+
 // WithFault makes step fail when fn returns an error: tests use it to kill a
 // settlement at each step and check that a re-run completes it.
 func WithFault(fn func(step string) error) Option { return func(s *Scheduler) { s.faultFn = fn } }
@@ -74,7 +79,7 @@ func WithFault(fn func(step string) error) Option { return func(s *Scheduler) { 
 // New returns a scheduler for every league of the engine.
 func New(engine *league.Engine, store league.Store, opts ...Option) *Scheduler {
 	s := &Scheduler{
-		engine: engine, store: store, log: slog.Default(), poll: 15 * time.Second,
+		engine: engine, store: store, log: slog.Default(), poll: 15 * time.Second, attempt: attemptTimeout,
 		quit: make(chan struct{}), leagues: map[string]*runner{},
 	}
 	for _, o := range opts {
@@ -167,7 +172,7 @@ func (s *Scheduler) loop(id string) {
 		if time.Now().Before(notBefore) {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), attemptTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), s.attempt)
 		err := s.catchUp(ctx, id)
 		cancel()
 		if err != nil {
@@ -238,9 +243,7 @@ func (s *Scheduler) catchUp(ctx context.Context, id string) error {
 		if _, err := s.settle(ctx, l, p); err != nil {
 			if !errors.Is(err, ErrBusy) {
 				s.metrics.failed(id, err)
-				if st, ferr := s.store.Settlement(ctx, id, p.Start); ferr == nil && st.Status != league.StatusDone {
-					s.store.Fail(ctx, id, p.Start, err.Error())
-				}
+				s.recordFailure(ctx, id, p, err)
 			}
 			return err
 		}
@@ -248,11 +251,22 @@ func (s *Scheduler) catchUp(ctx context.Context, id string) error {
 	return nil
 }
 
+// recordFailure writes err into the settlement's last_error, unless it is
+// done. It has a context of its own: the attempt's may be the one that ran
+// out, and the reason would then go unrecorded.
+func (s *Scheduler) recordFailure(ctx context.Context, id string, p league.Period, err error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if st, ferr := s.store.Settlement(ctx, id, p.Start); ferr == nil && st.Status != league.StatusDone {
+		s.store.Fail(ctx, id, p.Start, err.Error())
+	}
+}
+
 // SettleNow settles a period now and returns its settlement: the last ended
 // period when period is zero. Older unsettled periods settle first. Safe
 // while leagued runs elsewhere: the lease keeps one settler per period.
 func (s *Scheduler) SettleNow(ctx context.Context, leagueID string, period time.Time) (league.Settlement, error) {
-	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.attempt)
 	defer cancel()
 	l, err := s.engine.League(leagueID)
 	if err != nil {
