@@ -43,6 +43,9 @@ func (k keyring) check(r *http.Request, need access) error {
 		return league.Errorf(league.Forbidden, "admin routes are disabled: no admin keys are configured")
 	}
 	key, given := presentedKey(r)
+	if !given && r.Header.Get("Authorization") != "" {
+		return league.Errorf(league.Unauthorized, "Authorization: not a key; send Authorization: Bearer <key> or X-API-Key")
+	}
 	if !given {
 		return league.Errorf(league.Unauthorized, "missing key: send Authorization: Bearer <key> or X-API-Key")
 	}
@@ -61,11 +64,11 @@ func (k keyring) check(r *http.Request, need access) error {
 }
 
 // presentedKey returns the key of "Authorization: Bearer <key>", else of
-// "X-API-Key: <key>".
+// "X-API-Key: <key>". The scheme may end in spaces or tabs.
 func presentedKey(r *http.Request) (string, bool) {
 	if h := r.Header.Get("Authorization"); h != "" {
-		if scheme, key, ok := strings.Cut(h, " "); ok && strings.EqualFold(scheme, "Bearer") {
-			if key = strings.TrimSpace(key); key != "" {
+		if i := strings.IndexAny(h, " \t"); i > 0 && strings.EqualFold(h[:i], "Bearer") {
+			if key := strings.Trim(h[i:], " \t"); key != "" {
 				return key, true
 			}
 		}

@@ -26,6 +26,7 @@ func TestAuthMatrix(t *testing.T) {
 		"game x-api-key":      {"X-Api-Key": {gameKey}},
 		"admin x-api-key":     {"X-Api-Key": {adminKey}},
 		"lowercase scheme":    {"Authorization": {"bearer " + gameKey}},
+		"tab after scheme":    {"Authorization": {"Bearer\t" + gameKey}},
 		"basic scheme":        {"Authorization": {"Basic " + gameKey}},
 		"empty bearer":        {"Authorization": {"Bearer "}},
 		"game key prefix":     bearer(gameKey[:len(gameKey)-1]),
@@ -44,7 +45,7 @@ func TestAuthMatrix(t *testing.T) {
 				"game key prefix": 401, "game key extended": 401, "wrong bearer, x-key": 401},
 			admin: map[string]int{"none": 401, "wrong bearer": 401, "basic scheme": 401, "empty bearer": 401,
 				"game key prefix": 401, "game key extended": 401, "wrong bearer, x-key": 401,
-				"game bearer": 403, "game x-api-key": 403, "lowercase scheme": 403},
+				"game bearer": 403, "game x-api-key": 403, "lowercase scheme": 403, "tab after scheme": 403},
 		},
 		{
 			name: "api keys only", apiKeys: []string{gameKey},
@@ -98,5 +99,28 @@ func TestAuthMatrix(t *testing.T) {
 				t.Errorf("a key reached the log:\n%s", log)
 			}
 		})
+	}
+}
+
+// TestAuthMessages: a refused key says what was wrong with it.
+func TestAuthMessages(t *testing.T) {
+	f := onRedis(t)
+	for _, c := range []struct {
+		name string
+		h    http.Header
+		want string
+	}{
+		{"none", http.Header{}, "missing key"},
+		{"basic scheme", http.Header{"Authorization": {"Basic " + gameKey}}, "Authorization: not a key"},
+		{"empty bearer", http.Header{"Authorization": {"Bearer "}}, "Authorization: not a key"},
+		{"wrong key", http.Header{"Authorization": {"Bearer wrong"}}, "unknown key"},
+	} {
+		req := httptest.NewRequest("GET", "/v1/leagues", nil)
+		req.Header = c.h
+		w := httptest.NewRecorder()
+		f.handler.ServeHTTP(w, req)
+		if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), c.want) {
+			t.Errorf("%s: %d %s, want 401 saying %q", c.name, w.Code, w.Body, c.want)
+		}
 	}
 }
