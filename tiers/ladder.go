@@ -29,6 +29,10 @@ func (r Ratio) Of(n int) int {
 	return n * int(r) / RatioScale
 }
 
+// MaxQty is the largest reward quantity: 2^53-1, the largest whole number
+// a double holds exactly.
+const MaxQty = 1<<53 - 1
+
 // Item is one reward item: an id the game understands and a quantity.
 type Item struct {
 	ID  string `json:"id"`
@@ -149,6 +153,10 @@ func (t Tier) check() error {
 		for _, it := range b.Items {
 			if it.ID == "" || it.Qty <= 0 {
 				return fmt.Errorf("rewards[%d].items: %q x %d needs an id and a positive quantity", j, it.ID, it.Qty)
+			}
+			if it.Qty > MaxQty {
+				return fmt.Errorf("rewards[%d].items: %q x %d is over %d: clients that read JSON numbers as doubles "+
+					"(JavaScript, most game engines) would get another number", j, it.ID, it.Qty, MaxQty)
 			}
 		}
 	}

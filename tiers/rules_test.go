@@ -189,6 +189,7 @@ func TestNewLadderRejects(t *testing.T) {
 		{"overlapping rewards", []Tier{{ID: "a", Rewards: []Band{{1, 3, []Item{{"g", 1}}}, {3, 4, []Item{{"g", 1}}}}}}},
 		{"reversed band", []Tier{{ID: "a", Rewards: []Band{{4, 3, []Item{{"g", 1}}}}}}},
 		{"zero quantity", []Tier{{ID: "a", Rewards: []Band{{1, 1, []Item{{"g", 0}}}}}}},
+		{"quantity past 2^53-1", []Tier{{ID: "a", Rewards: []Band{{1, 1, []Item{{"g", MaxQty + 1}}}}}}},
 		{"negative min score", []Tier{{ID: "a", MinPromoteScore: -1}}},
 	}
 	for _, tt := range tests {
