@@ -178,6 +178,7 @@ func newEngine(ctx context.Context, rdb redis.UniversalClient, opts []Option) (*
 	if err := loadScripts(ctx, rdb); err != nil {
 		return nil, internal("load scripts", err)
 	}
+	e.warnIfEvicting(ctx)
 	return e, nil
 }
 
