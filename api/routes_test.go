@@ -497,3 +497,25 @@ func TestStoreThatHangs(t *testing.T) {
 		t.Errorf("a route asked the store with no deadline:\n%s", f.log)
 	}
 }
+
+// TestRedisOutOfMemory: a Redis at maxmemory under noeviction refuses
+// writes with OOM. That is a dependency unable to serve (503, counted), not
+// an internal error.
+func TestRedisOutOfMemory(t *testing.T) {
+	f := onMini(t)
+	f.join("alice")
+	f.mini.SetError("OOM command not allowed when used memory > 'maxmemory'.")
+	for i, c := range []struct{ path, body string }{
+		{"/v1/leagues/weekly/join", `{"player_id":"bob","name":"Bob"}`},
+		{"/v1/leagues/weekly/scores", `{"player_id":"alice","value":5,"request_id":"m1"}`},
+	} {
+		w := f.do("POST", c.path, c.body, gameKey)
+		code, msg := errorOf(t, w)
+		if w.Code != http.StatusServiceUnavailable || code != "unavailable" || !strings.Contains(msg, "out of memory") {
+			t.Errorf("%s with Redis out of memory: %d %s %q, want 503 unavailable saying out of memory", c.path, w.Code, code, msg)
+		}
+		if n := metricValue(t, f, "league_dependency_errors_total", "dependency", "redis"); n != float64(i+1) {
+			t.Errorf("redis errors %v, want %d", n, i+1)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package league
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Code classifies an error for callers. Transports map each code to their own
@@ -111,6 +112,11 @@ func internal(op string, err error) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return err
+	}
+	if strings.HasPrefix(err.Error(), "OOM ") {
+		// Redis refuses a script at its first write past maxmemory, so
+		// nothing of the call was written (see warnIfEvicting).
+		return &Error{Code: Unavailable, Message: op + ": redis is out of memory (maxmemory) and refused the write", Err: err}
 	}
 	if isUnavailable(err) {
 		return &Error{Code: Unavailable, Message: op + ": redis unavailable", Err: err}
