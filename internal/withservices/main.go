@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -138,10 +139,14 @@ func setup(ctx context.Context, getenv func(string) string, out io.Writer) (*ser
 	var redisBin, pgBin string
 	var redisErr, pgErr error
 	if redisURL == "" || clusterURL == "" {
-		redisBin, redisErr = findRedis()
+		if redisBin, redisErr = findRedis(); redisErr != nil {
+			redisErr = fmt.Errorf("%w, and %s", redisErr, unset(map[string]string{"REDIS_URL": redisURL, "REDIS_CLUSTER_URL": clusterURL}))
+		}
 	}
 	if dbURL == "" {
-		pgBin, pgErr = findPostgres(getenv)
+		if pgBin, pgErr = findPostgres(getenv); pgErr != nil {
+			pgErr = fmt.Errorf("%w, and DATABASE_URL is not set", pgErr)
+		}
 	}
 	if redisErr != nil || pgErr != nil {
 		return s, nil, installError(redisErr, pgErr)
@@ -251,8 +256,24 @@ func installError(redisErr, pgErr error) error {
 		"Install the missing packages:\n"+
 		"  Debian/Ubuntu: sudo apt-get install %s\n"+
 		"  macOS:         brew install %s\n"+
-		"or point the tests at running servers with REDIS_URL and DATABASE_URL.",
+		"or point the tests at running servers with REDIS_URL, REDIS_CLUSTER_URL (a Redis Cluster) and DATABASE_URL.",
 		strings.Join(missing, "\n"), strings.Join(apt, " "), strings.Join(brew, " "))
+}
+
+// unset names the variables of vars that are empty: "X is not set" or
+// "X and Y are not set".
+func unset(vars map[string]string) string {
+	var names []string
+	for name, v := range vars {
+		if v == "" {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 1 {
+		return names[0] + " is not set"
+	}
+	return strings.Join(names, " and ") + " are not set"
 }
 
 // hostPort is the host:port of a URL.

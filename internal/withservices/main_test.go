@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/league-engine/league/internal/testsvc"
 )
 
 // TestThrowaway starts both throwaway servers whatever the environment says,
@@ -97,10 +99,28 @@ func TestMissingBinaries(t *testing.T) {
 	for _, want := range []string{
 		"apt-get install redis-server postgresql",
 		"brew install redis postgresql@15",
+		"REDIS_CLUSTER_URL and REDIS_URL are not set",
+		"DATABASE_URL is not set",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("got error %q, want it to contain %q", err, want)
 		}
+	}
+}
+
+// TestMissingClusterNamed: with REDIS_URL and DATABASE_URL given, a missing
+// redis-server is missing for the cluster, and the error says so rather than
+// advising to set the two variables already set.
+func TestMissingClusterNamed(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	redisURL, dbURL := testsvc.RedisURL(), testsvc.DatabaseURL()
+	getenv := func(k string) string {
+		return map[string]string{"REDIS_URL": redisURL, "DATABASE_URL": dbURL}[k]
+	}
+	s, _, err := setup(context.Background(), getenv, io.Discard)
+	s.cleanup(io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "REDIS_CLUSTER_URL is not set") || strings.Contains(err.Error(), "postgres:") {
+		t.Fatalf("setup without redis-server, REDIS_CLUSTER_URL unset: %v; want it to name REDIS_CLUSTER_URL only", err)
 	}
 }
 
