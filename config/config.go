@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -140,6 +141,9 @@ func Parse(b []byte) (*Config, error) {
 		if yaml.Unmarshal(b, &doc) == nil {
 			if werr := checkWhole(&doc, false); werr != nil {
 				return nil, werr
+			}
+			if uerr := checkUnknown(&doc, "", reflect.TypeFor[file]()); uerr != nil {
+				return nil, uerr
 			}
 		}
 		// yaml.v3's errors start with "yaml: " already.

@@ -73,7 +73,10 @@ func TestParseRejects(t *testing.T) {
 		{"max score unpackable", strings.Replace(good, "schedule:", "max_score: 100000000000000\n    schedule:", 1), `league "lg": max_score: 100000000000000 does not fit`},
 		{"bad cron", strings.Replace(good, `"0 0 * * MON"`, `"0 0 * * FUNDAY"`, 1), `league "lg": schedule:`},
 		{"every", strings.Replace(good, `"0 0 * * MON"`, `"@every 1h"`, 1), `@every has no fixed boundaries`},
-		{"unknown field", strings.Replace(good, "schedule:", "shedule: x\n    schedule:", 1), "field shedule not found"},
+		{"unknown field", strings.Replace(good, "schedule:", "shedule: x\n    schedule:", 1), `league "lg": shedule: unknown field; the fields there are id, board_size, schedule,`},
+		{"unknown tier field", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promte: 0.2}", 1), `league "lg": tiers[0] (low).promte: unknown field; the fields there are id, name, promote,`},
+		{"unknown top-level field", "serverx: {}\n" + good, `line 1: serverx: unknown field; the fields there are server, redis, settlement, leagues`},
+		{"unknown server field", "server: {listn: x}\n" + good, `server.listn: unknown field; the fields there are listen, api_keys, admin_keys`},
 		{"duplicate league", good + `  - id: lg
     schedule: "0 0 * * MON"
     tiers: [{id: a}]

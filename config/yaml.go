@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -176,3 +177,62 @@ func (d duration) get(field string, min time.Duration) (time.Duration, error) {
 	}
 	return v, nil
 }
+
+// checkUnknown names a field the file has and t (the struct it decodes
+// into) lacks, where it sits and what the fields there are: yaml.v3's own
+// error names Go types ("field x not found in type config.leagueFile").
+// path is as checkNulls builds it.
+func checkUnknown(n *yaml.Node, path string, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		if t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode {
+			for i, c := range n.Content {
+				p := fmt.Sprintf("%s[%d]", path, i)
+				if id := mappingID(c); path == "leagues" {
+					if id == "" {
+						id = fmt.Sprintf("#%d", i+1)
+					}
+					p = fmt.Sprintf("league %q: ", id)
+				} else if id != "" {
+					p += " (" + id + ")"
+				}
+				if err := checkUnknown(c, p, t.Elem()); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		t = t.Elem()
+	}
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		return checkUnknown(n.Content[0], path, t)
+	}
+	if t.Kind() != reflect.Struct || n.Kind != yaml.MappingNode || reflect.PointerTo(t).Implements(unmarshaler) {
+		return nil
+	}
+	fields := map[string]reflect.Type{}
+	var names []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "autopipeline" {
+			fields[name], names = t.Field(i).Type, append(names, name)
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		p := path + k.Value
+		if path != "" && !strings.HasSuffix(path, ": ") {
+			p = path + "." + k.Value
+		}
+		ft, ok := fields[k.Value]
+		if !ok && k.Value != "autopipeline" {
+			return fmt.Errorf("line %d: %s: unknown field; the fields there are %s", k.Line, p, strings.Join(names, ", "))
+		}
+		if ok {
+			if err := checkUnknown(n.Content[i+1], p, ft); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+var unmarshaler = reflect.TypeFor[yaml.Unmarshaler]()

@@ -97,7 +97,7 @@ func (l *League) Init() error {
 	for i := 0; i < l.Ladder.Len(); i++ {
 		t := l.Ladder.Tier(i)
 		if !idPattern.MatchString(t.ID) {
-			return fmt.Errorf("tiers[%d].id: %q must be 1-32 characters of a-z, 0-9 and _", i, t.ID)
+			return fmt.Errorf("tiers[%d].id: %q must be 1-32 characters of a-z, 0-9 and _, starting with a letter or digit", i, t.ID)
 		}
 		// The name is shown to players as it is, as their own names are;
 		// it may be left empty, but a name given must show something.
