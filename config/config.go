@@ -207,9 +207,11 @@ func Parse(b []byte) (*Config, error) {
 		}
 		c.Settlement.HistoryLimit = *n
 	}
-	for _, k := range append(append([]string{}, c.APIKeys...), c.AdminKeys...) {
-		if why := badKey(k); why != "" {
-			return nil, errors.New("server: every api and admin key must be " + why)
+	for field, keys := range map[string][]string{"api_keys": c.APIKeys, "admin_keys": c.AdminKeys} {
+		for i, k := range keys {
+			if why := badKey(k); why != "" {
+				return nil, fmt.Errorf("server.%s[%d]: %s", field, i, why)
+			}
 		}
 	}
 	if len(f.Leagues) == 0 {
@@ -367,14 +369,18 @@ func parseRanks(s string) (int, int, error) {
 }
 
 // badKey says what is wrong with an API or admin key, or "": a bearer token
-// of at least 16 printable ASCII characters, no spaces.
+// of at least 16 printable ASCII characters, no spaces. It never quotes the
+// key, which is a secret.
 func badKey(k string) string {
-	if len(k) < 16 {
-		return "at least 16 characters"
+	if k == "" {
+		return "empty (a stray comma?); a key is at least 16 printable ASCII characters"
 	}
-	for _, c := range []byte(k) {
+	if len(k) < 16 {
+		return fmt.Sprintf("%d characters; a key is at least 16", len(k))
+	}
+	for i, c := range []byte(k) {
 		if c <= ' ' || c > '~' {
-			return "printable ASCII without spaces"
+			return fmt.Sprintf("character %d is not printable ASCII (or is a space); a key is printable ASCII without spaces", i+1)
 		}
 	}
 	return ""
@@ -433,10 +439,11 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 			continue
 		}
 		*o.keys = nil
-		for _, k := range strings.Split(v, ",") {
+		keys := strings.Split(v, ",")
+		for i, k := range keys {
 			k = strings.TrimSpace(k)
 			if why := badKey(k); why != "" {
-				return fmt.Errorf("%s: every key must be %s", o.env, why)
+				return fmt.Errorf("%s: key %d of %d: %s", o.env, i+1, len(keys), why)
 			}
 			*o.keys = append(*o.keys, k)
 		}

@@ -93,8 +93,8 @@ func TestParseRejects(t *testing.T) {
 		{"tie resolution in too many days", strings.Replace(good, "schedule:", "tie_resolution: 999999999d\n    schedule:", 1), `league "lg": tie_resolution: 999999999d is too long`},
 		{"poll in too many days", "settlement: {poll: 999999999d}\n" + good, "settlement.poll: 999999999d is too long"},
 		{"negative days", strings.Replace(good, "schedule:", "retention: -1d\n    schedule:", 1), `league "lg": retention: "-1d" is not a duration`},
-		{"short key", "server: {api_keys: [abc]}\n" + good, "at least 16 characters"},
-		{"blank key", "server: {api_keys: [\"                \"]}\n" + good, "printable ASCII without spaces"},
+		{"short key", "server: {api_keys: [abc]}\n" + good, "server.api_keys[0]: 3 characters; a key is at least 16"},
+		{"blank key", "server: {admin_keys: [0123456789abcdef, \"                \"]}\n" + good, "server.admin_keys[1]: character 1 is not printable ASCII"},
 		{"no leagues", "server: {listen: ':1'}\n", "at least one league"},
 		{"too many decimals", strings.Replace(good, "promote: 0.2", "promote: 0.12345", 1), "more than four decimals"},
 		{"fraction of a whole number", strings.Replace(good, "schedule:", "board_size: 10.5\n    schedule:", 1), "board_size: 10.5 is not a whole number"},
@@ -171,9 +171,15 @@ func TestApplyEnv(t *testing.T) {
 		!strings.Contains(err.Error(), "LISTEN_ADDR") || c.Listen != ":9999" {
 		t.Fatalf("LISTEN_ADDR=localhost: err %v, listen %q", err, c.Listen)
 	}
-	env["LEAGUE_ADMIN_KEYS"] = "short"
-	if err := c.ApplyEnv(func(k string) string { return env[k] }); err == nil {
-		t.Fatal("short admin key accepted")
+	for v, want := range map[string]string{
+		"short":                            "LEAGUE_ADMIN_KEYS: key 1 of 1: 5 characters",
+		"0123456789abcdef,":                "LEAGUE_ADMIN_KEYS: key 2 of 2: empty (a stray comma?)",
+		"0123456789abcdef,0123456789abcdé": "LEAGUE_ADMIN_KEYS: key 2 of 2: character 15 is not printable ASCII",
+	} {
+		env["LEAGUE_ADMIN_KEYS"] = v
+		if err := c.ApplyEnv(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LEAGUE_ADMIN_KEYS=%s: %v, want %q", v, err, want)
+		}
 	}
 }
 
