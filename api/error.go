@@ -22,7 +22,6 @@ var statusOf = map[league.Code]int{
 	league.PeriodClosed: http.StatusConflict,
 	league.Conflict:     http.StatusConflict,
 	league.Overflow:     http.StatusUnprocessableEntity,
-	league.RateLimited:  http.StatusTooManyRequests,
 	league.Unavailable:  http.StatusServiceUnavailable,
 	league.Internal:     http.StatusInternalServerError,
 }

@@ -275,15 +275,15 @@ func TestStatusTable(t *testing.T) {
 	f := onRedis(t)
 	for code, status := range map[string]int{
 		"invalid": 400, "unauthorized": 401, "forbidden": 403, "not_found": 404, "not_joined": 409,
-		"period_closed": 409, "conflict": 409, "overflow": 422, "rate_limited": 429,
+		"period_closed": 409, "conflict": 409, "overflow": 422,
 		"unavailable": 503, "internal": 500,
 	} {
 		t.Run(code, func(t *testing.T) {
 			f.tb = t
 			f.settler.err = settlerError(code)
-			// No settler returns these two; the settle route does not
-			// document them, so their replies are not checked against it.
-			f.unchecked = code == "overflow" || code == "rate_limited"
+			// No settler returns overflow, and the settle route does not
+			// document it, so that reply is not checked against it.
+			f.unchecked = code == "overflow"
 			w := f.do("POST", "/v1/admin/leagues/weekly/settle", "", adminKey)
 			f.unchecked = false
 			got, msg := errorOf(t, w)

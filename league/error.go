@@ -20,7 +20,6 @@ const (
 	Unavailable  Code = "unavailable"   // a dependency is down or not ready; retry later
 	Unauthorized Code = "unauthorized"
 	Forbidden    Code = "forbidden"
-	RateLimited  Code = "rate_limited"
 	Internal     Code = "internal"
 )
 
