@@ -131,6 +131,11 @@ leagues:
 		t.Fatalf("player output on a lost league:\n%s", out.String())
 	}
 	out.Reset()
+	// A player neither Redis nor Postgres knows: the error alone, not the
+	// note as well.
+	if err := run(ctx, []string{"player", "-config", path, "-league", "quick", "-player", "nobody"}, &out); err == nil || out.Len() != 0 {
+		t.Fatalf("player nobody of a lost league: %v, printed %q; want the error alone", err, out.String())
+	}
 	// Another deployment's league of the same id in this Redis looks like a
 	// changed redis.namespace: restore refuses unless told.
 	other := ns + "other"
@@ -185,6 +190,11 @@ func TestCommandLineRefusals(t *testing.T) {
 		{[]string{"restore"}, "restore: -league is required"},
 		{[]string{"board", "-league", "weekly"}, "board: -league and -board are required"},
 		{[]string{"player", "-league", "weekly"}, "player: -league and -player are required"},
+		{[]string{"player", "-league", "weekly", "-player", "p", "-history", "-5"}, "player: -history -5 is outside 1..1000"},
+		{[]string{"player", "-league", "weekly", "-player", "p", "-history", "1001"}, "player: -history 1001 is outside 1..1000"},
+		{[]string{"board", "-league", "weekly", "-board", "bronze-1", "-period", "bad"}, "board: -period:"},
+		{[]string{"board", "-league", "weekly", "-board", "bronze"}, "board: -board:"},
+		{[]string{"settle", "-league", "weekly", "-period", "bad"}, "settle: -period:"},
 	} {
 		var out bytes.Buffer
 		err := run(context.Background(), c.args, &out)

@@ -21,6 +21,9 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 	if *id == "" {
 		return usageError{fmt.Errorf("settle: -league is required")}
 	}
+	if err := checkPeriodFlag("settle", *period); err != nil {
+		return err
+	}
 	e, err := open(ctx, *path, true)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
 )
@@ -28,6 +29,9 @@ func board(ctx context.Context, args []string, out io.Writer) error {
 	}
 	bid, err := league.ParseBoardID(*name)
 	if err != nil {
+		return usageError{fmt.Errorf("board: -board: %v", err)}
+	}
+	if err := checkPeriodFlag("board", *period); err != nil {
 		return err
 	}
 	e, err := open(ctx, *path, false)
@@ -59,28 +63,32 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("player")
 	id := fs.String("league", "", "league id (required)")
 	pid := fs.String("player", "", "player id (required)")
-	limit := fs.Int("history", 0, "past periods to show (default: the config's settlement.history_limit)")
+	limit := fs.Int("history", 0, fmt.Sprintf("past periods to show, 1..%d (default: the config's settlement.history_limit)", config.MaxHistoryLimit))
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *id == "" || *pid == "" {
 		return usageError{fmt.Errorf("player: -league and -player are required")}
 	}
+	if *limit < 0 || *limit > config.MaxHistoryLimit {
+		return usageError{fmt.Errorf("player: -history %d is outside 1..%d", *limit, config.MaxHistoryLimit)}
+	}
 	e, err := open(ctx, *path, true)
 	if err != nil {
 		return err
 	}
 	defer e.close()
-	if *limit <= 0 {
+	if *limit == 0 {
 		*limit = e.cfg.Settlement.HistoryLimit
 	}
+	var note error
 	if _, err := e.engine.League(*id); err != nil {
 		if e.configured(*id) == nil {
 			return err
 		}
-		// Configured but left out (Redis holds none of it): say so, and show
-		// what Postgres keeps.
-		fmt.Fprintf(out, "note: %s\n", league.ErrorMessage(err))
+		// Configured but left out (Redis holds none of it): show what
+		// Postgres keeps, saying so.
+		note = err
 	}
 	s, serr := e.engine.Standing(ctx, *id, *pid)
 	prof, perr := e.store.Profile(ctx, *id, *pid, *limit)
@@ -92,6 +100,9 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if perr != nil && !errors.Is(perr, league.ErrNotFound) {
 		return perr
+	}
+	if note != nil {
+		fmt.Fprintf(out, "note: %s\n", league.ErrorMessage(note))
 	}
 	if serr == nil {
 		fmt.Fprintf(out, "player %s in league %s, period %s: tier %s\n", *pid, *id, s.Period.ID(), s.Tier)
@@ -137,4 +148,17 @@ func items(its []tiers.Item) string {
 		parts[i] = strconv.FormatInt(it.Qty, 10) + " " + it.ID
 	}
 	return strings.Join(parts, ", ")
+}
+
+// checkPeriodFlag refuses a -period that is no period id at all (a command
+// line error, exit 2); one that is well formed but not of the league's
+// schedule is the league's answer, found once it is open.
+func checkPeriodFlag(cmd, period string) error {
+	if period == "" {
+		return nil
+	}
+	if _, err := league.ParsePeriodID(period); err != nil {
+		return usageError{fmt.Errorf("%s: -period: %v", cmd, err)}
+	}
+	return nil
 }
