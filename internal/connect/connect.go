@@ -69,7 +69,12 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 		return nil, false, nil, err
 	}
 	c := redis.NewClient(opt)
-	return c, false, func() { c.Close() }, ping(ctx, c, "redis")
+	err = ping(ctx, c, "redis")
+	if err != nil && strings.Contains(err.Error(), "DB index is out of range") {
+		// Redis answered, refusing the SELECT of the connection's setup.
+		err = fmt.Errorf("REDIS_URL: database %d does not exist on this server (its databases setting is lower)", opt.DB)
+	}
+	return c, false, func() { c.Close() }, err
 }
 
 // hidePassword replaces the password of url's user info in msg: a URL that

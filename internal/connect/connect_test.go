@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -108,5 +109,22 @@ func TestRedisRefusesSettingsGoRedisGetsWrong(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "REDIS_URL: ") {
 			t.Errorf("%s: %v, want refused saying %q", url, err, want)
 		}
+	}
+}
+
+// TestRedisDatabaseOutOfRange: a database the server does not have is named
+// as such, not as a Redis that cannot be reached.
+func TestRedisDatabaseOutOfRange(t *testing.T) {
+	u, err := url.Parse(testsvc.RedisURL())
+	testsvc.Must(t, err, "REDIS_URL")
+	q := u.Query()
+	q.Del("db")
+	u.Path, u.RawQuery = "/100000", q.Encode()
+	_, _, closeFn, err := Redis(context.Background(), u.String(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if closeFn != nil {
+		closeFn()
+	}
+	if err == nil || !strings.Contains(err.Error(), "REDIS_URL: database 100000 does not exist on this server") {
+		t.Fatalf("database 100000: %v", err)
 	}
 }
