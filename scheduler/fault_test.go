@@ -273,7 +273,11 @@ func TestAttemptBoundedWhenTheStoreHangs(t *testing.T) {
 		f.clock.After(week.End)
 		healthy := f.store
 		f.store = hangingStore{healthy}
-		s := f.scheduler(scheduler.WithAttemptTimeout(300 * time.Millisecond))
+		reg := prometheus.NewRegistry()
+		s := f.scheduler(scheduler.WithAttemptTimeout(300*time.Millisecond), scheduler.WithRegistry(reg))
+		if n := gaugeOf(t, reg, "league_unsettled_periods"); n != 0 {
+			t.Errorf("unsettled periods before a look: %v, want 0", n)
+		}
 		start := time.Now()
 		_, err := s.SettleNow(f.ctx, "weekly", time.Time{})
 		if !errors.Is(err, league.ErrUnavailable) {
@@ -288,10 +292,35 @@ func TestAttemptBoundedWhenTheStoreHangs(t *testing.T) {
 			t.Fatalf("after the hung attempt: status %q, last error %q; want started, with the deadline", st.Status, st.LastError)
 		}
 
+		if n := gaugeOf(t, reg, "league_unsettled_periods"); n != 1 {
+			t.Errorf("unsettled periods after the failed attempt: %v, want 1", n)
+		}
+
 		f.store = healthy
-		if got := f.settleNow(f.scheduler()); got.Status != league.StatusDone {
+		reg = prometheus.NewRegistry()
+		if got := f.settleNow(f.scheduler(scheduler.WithRegistry(reg))); got.Status != league.StatusDone {
 			t.Fatalf("next attempt: %+v", got)
+		}
+		if n := gaugeOf(t, reg, "league_unsettled_periods"); n != 0 {
+			t.Errorf("unsettled periods once settled: %v, want 0", n)
 		}
 		f.checkBoards(week, "p", 150)
 	})
+}
+
+// gaugeOf returns the value of the gauge name of league weekly in reg,
+// failing when the series does not exist.
+func gaugeOf(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	testsvc.Must(t, err, "Gather")
+	for _, fam := range families {
+		for _, m := range fam.GetMetric() {
+			if fam.GetName() == name && len(m.GetLabel()) == 1 && m.GetLabel()[0].GetValue() == "weekly" {
+				return m.GetGauge().GetValue()
+			}
+		}
+	}
+	t.Fatalf("no series %s{league=\"weekly\"}", name)
+	return 0
 }

@@ -16,6 +16,7 @@ type metrics struct {
 	failures      *prometheus.CounterVec
 	claims        *prometheus.CounterVec
 	claimFailures *prometheus.CounterVec
+	unsettled     *prometheus.GaugeVec
 }
 
 // newMetrics creates the settlement metrics and registers them on r (if any).
@@ -40,11 +41,25 @@ func newMetrics(r prometheus.Registerer) *metrics {
 		claimFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "league_reward_claim_failures_total", Help: "Failed attempts to record reward claims.",
 		}, []string{"league"}),
+		unsettled: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "league_unsettled_periods",
+			Help: "Ended periods waiting for settlement, as this process last saw them (alert when above 0 for long).",
+		}, []string{"league"}),
 	}
 	if r != nil {
-		r.MustRegister(m.settlements, m.duration, m.players, m.failures, m.claims, m.claimFailures)
+		r.MustRegister(m.settlements, m.duration, m.players, m.failures, m.claims, m.claimFailures, m.unsettled)
 	}
 	return m
+}
+
+// start shows every series of league id at 0 before anything happens: a
+// rate or an alert over a series that does not exist yet sees nothing.
+func (m *metrics) start(id string) {
+	m.settlements.WithLabelValues(id)
+	m.players.WithLabelValues(id)
+	m.claims.WithLabelValues(id)
+	m.claimFailures.WithLabelValues(id)
+	m.unsettled.WithLabelValues(id)
 }
 
 func (m *metrics) settled(id string, players int, took time.Duration) {

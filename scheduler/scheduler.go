@@ -90,6 +90,7 @@ func New(engine *league.Engine, store league.Store, opts ...Option) *Scheduler {
 	}
 	for _, l := range engine.Leagues() {
 		s.leagues[l.ID] = &runner{pending: make(chan struct{}, 1)}
+		s.metrics.start(l.ID)
 	}
 	return s
 }
@@ -236,6 +237,8 @@ func (s *Scheduler) catchUp(ctx context.Context, id string) error {
 		return err
 	}
 	l, _ := s.engine.League(id)
+	waiting := s.metrics.unsettled.WithLabelValues(id)
+	waiting.Set(float64(len(periods)))
 	for _, p := range periods {
 		if err := s.stopping("catch-up"); err != nil {
 			return err
@@ -247,6 +250,7 @@ func (s *Scheduler) catchUp(ctx context.Context, id string) error {
 			}
 			return err
 		}
+		waiting.Dec()
 	}
 	return nil
 }
