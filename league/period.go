@@ -114,7 +114,7 @@ func ParsePeriodID(id string) (time.Time, error) {
 	if err != nil {
 		sec, err := strconv.ParseInt(id, 10, 64)
 		if err != nil {
-			return time.Time{}, fmt.Errorf("%q is not a period id like 20261116T000000Z", excerpt.Of(id))
+			return time.Time{}, fmt.Errorf("%q is not a period id like 20261116T000000Z (or its start in Unix seconds)", excerpt.Of(id))
 		}
 		t = time.Unix(sec, 0).UTC()
 	}
