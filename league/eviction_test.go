@@ -17,7 +17,8 @@ import (
 // maxmemory, where no policy evicts anything.
 func TestWarnsWhenRedisMayEvict(t *testing.T) {
 	ctx := context.Background()
-	rdb := testsvc.Redis(t, testsvc.Namespace(t))
+	ns := testsvc.Namespace(t) // one, deleted at the end: leftover leagues would confuse other tests
+	rdb := testsvc.Redis(t, ns)
 	cfg, err := rdb.ConfigGet(ctx, "maxmemory*").Result()
 	testsvc.Must(t, err, "CONFIG GET")
 	policies := []string{cfg["maxmemory-policy"]}
@@ -28,7 +29,7 @@ func TestWarnsWhenRedisMayEvict(t *testing.T) {
 	for _, policy := range policies {
 		testsvc.Must(t, rdb.ConfigSet(ctx, "maxmemory-policy", policy).Err(), "CONFIG SET")
 		var log bytes.Buffer
-		_, err := league.Open(ctx, rdb, []*league.League{testLeague(t)}, league.WithNamespace(testsvc.Namespace(t)),
+		_, err := league.Open(ctx, rdb, []*league.League{testLeague(t)}, league.WithNamespace(ns),
 			league.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
 		testsvc.Must(t, err, "Open")
 		warned := strings.Contains(log.String(), "maxmemory-policy="+policy)
