@@ -35,7 +35,7 @@ func newPacking(l *League) (Packing, error) {
 	p := Packing{BoardSize: l.BoardSize, Unit: l.TieResolution.Milliseconds()}
 	p.SlotBits = uint(bits.Len(uint(l.BoardSize - 1)))
 	if l.TieBreak == FirstReached {
-		longest := l.Schedule.MaxLength(time.Now())
+		longest := l.Schedule.MaxLength()
 		units := (longest.Milliseconds() + p.Unit - 1) / p.Unit
 		p.TimeBits = uint(bits.Len64(uint64(units)))
 	}

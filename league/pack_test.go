@@ -33,6 +33,10 @@ func TestPackingBudget(t *testing.T) {
 		{"weekly seconds", 100, FirstReached, "0 0 * * MON", time.Second, 7, 20},     // 604800 s
 		{"monthly seconds", 100, FirstReached, "0 0 1 * *", time.Second, 7, 22},      // 31 days
 		{"weekly millis", 100, FirstReached, "0 0 * * MON", time.Millisecond, 7, 30}, // 6.048e8 ms
+		// 3h01m (10,860 s) when New York's clocks go back, 2h01m (7,260 s,
+		// 13 bits) every other night: the longest period lies past the
+		// first 100,000 minutes whatever day a process starts on.
+		{"minutes that pause at night", 100, FirstReached, "CRON_TZ=America/New_York * 2-23 * * *", time.Second, 7, 14},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,6 +53,25 @@ func TestPackingBudget(t *testing.T) {
 				t.Fatalf("MaxExact %d", p.MaxExact)
 			}
 		})
+	}
+}
+
+// TestMaxLength: the longest period over eight years, a clock change's
+// included.
+func TestMaxLength(t *testing.T) {
+	for spec, want := range map[string]time.Duration{
+		"0 0 * * MON":                           7 * 24 * time.Hour,
+		"CRON_TZ=Europe/Paris 0 0 * * MON":      7*24*time.Hour + time.Hour,
+		"CRON_TZ=Europe/Berlin 30 2 * * *":      47 * time.Hour, // no 02:30 the night clocks go forward
+		"0 0 1 * *":                             31 * 24 * time.Hour,
+		"0 0 29 2 *":                            1461 * 24 * time.Hour, // leap days, 2028 to 2032
+		"CRON_TZ=America/New_York * 2-23 * * *": 3*time.Hour + time.Minute,
+		"CRON_TZ=America/New_York */5 * * * *":  5 * time.Minute, // minutes, not the clock, count
+		"CRON_TZ=Australia/Lord_Howe 0 * * * *": time.Hour + 30*time.Minute,
+	} {
+		if got := mustSchedule(t, spec).MaxLength(); got != want {
+			t.Errorf("%s: %v, want %v", spec, got, want)
+		}
 	}
 }
 

@@ -211,18 +211,39 @@ func (s *Schedule) Between(a, b Period, limit int) int {
 	return n
 }
 
-// MaxLength returns the longest period over the next eight years (enough for
-// leap days and month lengths), the bound FirstReached packs time into.
-func (s *Schedule) MaxLength(from time.Time) time.Duration {
+// lengthsFrom is where MaxLength starts looking: one instant for every
+// process, whenever it starts. The packing MaxLength sizes is recorded in
+// Redis with the league's first data, and a process that sized it otherwise
+// (started on another day, with another clock change within reach) would
+// be refused at Open.
+var lengthsFrom = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// MaxLength returns the longest period of the eight years from lengthsFrom,
+// the bound FirstReached packs time into. It walks the first 100,000
+// periods (leap days, month lengths, and all eight years of a schedule of
+// an hour or longer), then looks at the period around each clock change of
+// the schedule's zone: a schedule of minutes that pauses at night has its
+// longest period there (* 2-23 * * * in New York: 3h01m when the clocks go
+// back, otherwise 2h01m at most), months or years past its first 100,000.
+func (s *Schedule) MaxLength() time.Duration {
 	var longest time.Duration
-	t := s.Next(from)
-	horizon := from.AddDate(8, 0, 0)
+	horizon := lengthsFrom.AddDate(8, 0, 0)
+	t := s.Next(lengthsFrom)
 	for i := 0; i < 100000 && t.Before(horizon); i++ {
 		next := s.Next(t)
-		if d := next.Sub(t); d > longest {
-			longest = d
-		}
+		longest = max(longest, next.Sub(t))
 		t = next
+	}
+	if spec, ok := s.sched.(*cron.SpecSchedule); ok {
+		for t := lengthsFrom.In(spec.Location); t.Before(horizon); {
+			_, change := t.ZoneBounds()
+			if change.IsZero() { // no more changes (UTC: none at all)
+				break
+			}
+			p := s.At(change)
+			longest = max(longest, p.End.Sub(p.Start))
+			t = change
+		}
 	}
 	return longest
 }

@@ -159,6 +159,15 @@ func (e *Engine) checkFixed(lv *live, stored []any) error {
 	layoutWas, _ := stored[0].(string)
 	bucketsWas, _ := stored[1].(string)
 	scheduleWas, _ := stored[2].(string)
+	// The schedule first: under first_reached it sizes the layout's time
+	// bits, and its change is the one to name.
+	if scheduleWas != "" && scheduleWas != lv.Schedule.recorded() {
+		if !sameSchedule(scheduleWas, lv.Schedule, e.now()) {
+			return fmt.Errorf("league %q: schedule changed (Redis holds periods of %q, the config says %q): "+
+				"a period of the new schedule would overlap the running one, or cut it short; revert the change, "+
+				"or give the league with the new cycle a new id", lv.ID, scheduleWas, lv.Schedule.Spec)
+		}
+	}
 	if want := layout(lv.League); layoutWas != "" && layoutWas != want {
 		return fmt.Errorf("league %q: board_size, tie_break or tie_resolution changed (Redis holds boards laid out as %q, the config says %q): "+
 			"the scores on its boards would be misread; revert the change, or give the changed league a new id", lv.ID, layoutWas, want)
@@ -166,13 +175,6 @@ func (e *Engine) checkFixed(lv *live, stored []any) error {
 	if want := strconv.Itoa(lv.Buckets); bucketsWas != "" && bucketsWas != want {
 		return fmt.Errorf("league %q: buckets changed (Redis holds player records in %s buckets, the config says %s): "+
 			"every player's record would be looked up in another hash; revert the change, or give the changed league a new id", lv.ID, bucketsWas, want)
-	}
-	if scheduleWas != "" && scheduleWas != lv.Schedule.recorded() {
-		if !sameSchedule(scheduleWas, lv.Schedule, e.now()) {
-			return fmt.Errorf("league %q: schedule changed (Redis holds periods of %q, the config says %q): "+
-				"a period of the new schedule would overlap the running one, or cut it short; revert the change, "+
-				"or give the league with the new cycle a new id", lv.ID, scheduleWas, lv.Schedule.Spec)
-		}
 	}
 	return nil
 }
