@@ -20,6 +20,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/league-engine/league/internal/words"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
 )
@@ -474,11 +475,7 @@ func CheckRemovedTiers(l *league.League, populations map[string]int) error {
 	var gone []string
 	for id, n := range populations {
 		if _, ok := l.Ladder.Index(id); !ok && n > 0 {
-			players := "players"
-			if n == 1 {
-				players = "player"
-			}
-			gone = append(gone, fmt.Sprintf("%s (%d %s)", id, n, players))
+			gone = append(gone, fmt.Sprintf("%s (%s)", id, words.Count(n, "player")))
 		}
 	}
 	if len(gone) == 0 {

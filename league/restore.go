@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/league-engine/league/internal/words"
 	"github.com/league-engine/league/scripts"
 )
 
@@ -66,10 +67,10 @@ func WithLostCheck(store Store) Option {
 			players += n
 		}
 		if players > 0 {
-			return fmt.Errorf("league %q: Redis holds none of its data under this redis.namespace, but the store has the tiers of %d players: "+
+			return fmt.Errorf("league %q: Redis holds none of its data under this redis.namespace, but the store has the tiers of %s: "+
 				"if redis.namespace changed, revert it (processes still running keep the league under the old one); "+
 				"if Redis lost the league (restarted without persistence, flushed), stop every leagued, "+
-				"run leaguectl restore -league %s, then start again", id, players, id)
+				"run leaguectl restore -league %s, then start again", id, words.Count(players, "player"), id)
 		}
 		return nil
 	})

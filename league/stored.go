@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/internal/words"
 )
 
 // Some edits to a live league's config would reinterpret what Redis already
@@ -302,7 +304,7 @@ func (e *Engine) checkRemovedTiers(ctx context.Context, lv *live) error {
 			count, _ := v.(string) // nil: nobody of the tier in that period
 			if n, _ := strconv.Atoi(count); n > 0 {
 				p := Period{Start: time.Unix(starts[i], 0).UTC()}
-				held = append(held, fmt.Sprintf("%s: %d players in period %s", removed[codes[j]], n, p.ID()))
+				held = append(held, fmt.Sprintf("%s: %s in period %s", removed[codes[j]], words.Count(n, "player"), p.ID()))
 			}
 		}
 	}

@@ -64,8 +64,8 @@ func TestOpenRefusesConfigThatMisreadsRedis(t *testing.T) {
 			{"schedule", withSchedule(t, "0 0 * * *"), `schedule changed (Redis holds periods of "CRON_TZ=UTC 0 0 * * MON", the config says "0 0 * * *")`},
 			{"schedule spelled otherwise", withSchedule(t, "0 0 0 * * 1"), ""},
 			{"schedule in another zone", withSchedule(t, "CRON_TZ=Europe/Paris 0 0 * * MON"), "schedule changed"},
-			{"bronze removed", withTiers("silver", "gold"), "(bronze: 1 players in period 20261116T000000Z)"},
-			{"bronze renamed", withTiers("copper", "silver", "gold"), "(bronze: 1 players in period 20261116T000000Z)"},
+			{"bronze removed", withTiers("silver", "gold"), "(bronze: 1 player in period 20261116T000000Z)"},
+			{"bronze renamed", withTiers("copper", "silver", "gold"), "(bronze: 1 player in period 20261116T000000Z)"},
 			{"tiers reordered and added", withTiers("gold", "platinum", "silver", "bronze"), ""},
 		} {
 			before := stored()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/internal/connect"
+	"github.com/league-engine/league/internal/words"
 )
 
 // configCheck validates a config file and prints what each league will do.
@@ -42,9 +43,9 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 			if t.ID == l.EntryTier {
 				entry = " (entry)"
 			}
-			fmt.Fprintf(w, "  tier %s%s\tpromote %s, demote %s: of a full board %d up, %d down; %d reward bands; "+
+			fmt.Fprintf(w, "  tier %s%s\tpromote %s, demote %s: of a full board %d up, %d down; %s; "+
 				"min scores %d to climb, %d for a reward\n",
-				t.ID, entry, t.Promote, t.Demote, p, d, len(t.Rewards), t.MinPromoteScore, t.MinRewardScore)
+				t.ID, entry, t.Promote, t.Demote, p, d, words.Count(len(t.Rewards), "reward band"), t.MinPromoteScore, t.MinRewardScore)
 		}
 	}
 	if err := w.Flush(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/league-engine/league/internal/words"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/scheduler"
 )
@@ -64,7 +65,7 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 func describe(p scheduler.Progress) string {
 	switch p.Step {
 	case scheduler.StepClose:
-		return fmt.Sprintf("closed, %d players to settle", p.Total)
+		return fmt.Sprintf("closed, %s to settle", words.Count(p.Total, "player"))
 	case scheduler.StepRead:
 		return fmt.Sprintf("read and decided %d/%d players", p.Done, p.Total)
 	case scheduler.StepWrite:
@@ -76,7 +77,7 @@ func describe(p scheduler.Progress) string {
 }
 
 func printSettlement(out io.Writer, st league.Settlement) {
-	fmt.Fprintf(out, "league %s period %s: %s, %d players\n", st.League, st.Period.Format("20060102T150405Z"), st.Status, st.Players)
+	fmt.Fprintf(out, "league %s period %s: %s, %s\n", st.League, st.Period.Format("20060102T150405Z"), st.Status, words.Count(st.Players, "player"))
 	for _, t := range st.Tiers {
 		fmt.Fprintf(out, "  %-12s %7d players  %6d promoted  %6d demoted  %6d rewarded\n", t.Tier, t.Players, t.Promoted, t.Demoted, t.Rewarded)
 	}
