@@ -1,6 +1,7 @@
 package league_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
 	"reflect"
@@ -367,6 +368,37 @@ func TestAbsenceDecay(t *testing.T) {
 		}
 		if p := f.join("a"); p.Tier != "bronze" {
 			t.Fatalf("a came back in %s, want bronze", p.Tier)
+		}
+	})
+}
+
+// TestClockStepBackAfterADecision: once a join of the next period has
+// decided a player's tier from a board, that board is final. A Redis whose
+// clock steps back into the period (a failover to a replica whose clock is
+// behind) takes no more writes there, and settlement agrees with the
+// decision the join delivered.
+func TestClockStepBackAfterADecision(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b)
+		week := f.period()
+		for i, p := range []string{"x1", "x2", "x3", "x4", "x5"} {
+			f.join(p)
+			f.score(p, int64(50-10*i))
+		}
+		f.clock.Set(week.End.Add(500 * time.Millisecond))
+		decided := f.join("x1") // rank 1 of 5: promoted, with rank 1's gems
+		if decided.Tier != "silver" || len(decided.Rewards) != 1 {
+			t.Fatalf("x1's join after the week: %+v, want silver with a reward", decided)
+		}
+		f.clock.Set(week.End.Add(-4 * time.Second))
+		if _, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "x5", Value: 100}); !errors.Is(err, league.ErrPeriodClosed) {
+			t.Fatalf("a write into the decided week after the clock stepped back: %v, want period closed", err)
+		}
+		f.clock.Set(week.End.Add(time.Second))
+		for _, o := range f.settle(week) {
+			if o.Player == "x1" && f.league.Ladder.Tier(o.TierAfter).ID != decided.Tier {
+				t.Errorf("settlement put x1 in %s; their join delivered %s", f.league.Ladder.Tier(o.TierAfter).ID, decided.Tier)
+			}
 		}
 	})
 }

@@ -26,6 +26,9 @@
 -- ARGV[19] -> with ARGV[14]: the fingerprint of the ladder rules the caller decided the
 --             record's period under, or '' when no rule decided it
 --
+-- Also writes keys of the league's hash tag it finds from the above: Q's board and
+-- names, and with ARGV[14] the counters of the record's period ('ladder', 'closed').
+--
 -- Returns one of
 --   {0, tier, n, rewards}  joined now: tier code, join number, rewards delivered
 --                          ('' or lines of '<earned start>|<items JSON>')
@@ -78,17 +81,25 @@ end
 
 local tier
 local decided_in -- the counters key of the period this decision records its rules in
+local frozen     -- the counters key of the period this decision read the board of
 if ARGV[14] ~= '' then
   if (rec or '') ~= ARGV[15] then
     return {5}
   end
-  if ARGV[19] ~= '' then
+  local ck = rec and counters_key(prefix, rec_decode(rec))
+  if ck and redis.call('EXISTS', ck) == 1 then
+    -- The decision read that period's board as final: it is closed here,
+    -- as settlement's close would, so that a Redis clock stepping back
+    -- (a failover to a replica behind) cannot reopen it to writes the
+    -- decision did not see.
+    frozen = ck
+  end
+  if ARGV[19] ~= '' and ck then
     -- The first decision of a period records the rules it used (below, with
     -- the join's other writes); settlement and every later join decide that
     -- period under them too.
-    local ck = counters_key(prefix, rec_decode(rec))
     local rules = redis.call('HGET', ck, 'ladder')
-    if not rules and redis.call('EXISTS', ck) == 1 then
+    if not rules and frozen then
       decided_in = ck
     elseif rules and rules ~= ARGV[19] then
       return {12}
@@ -127,6 +138,9 @@ local bk, nk = board_key(prefix, qs, tier, board), names_key(prefix, qs, tier, b
 redis.call('EXISTS', bk, nk)
 if decided_in then
   redis.call('HSET', decided_in, 'ladder', ARGV[19])
+end
+if frozen then
+  redis.call('HSET', frozen, 'closed', '1')
 end
 
 -- Rewards: settlement leaves '<E>|p|<items>' (pending); the join that delivers
