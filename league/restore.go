@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -100,6 +101,20 @@ func (e *Engine) elsewhere(ctx context.Context, lv *live) ([]string, error) {
 	return others, internal("namespaces", iter.Err())
 }
 
+// namespaces names the namespaces of elsewhere for a message, sorted:
+// `the namespace "a"`, `the namespaces "a", "b"`.
+func namespaces(ns []string) string {
+	sort.Strings(ns)
+	q := make([]string, len(ns))
+	for i, n := range ns {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return "the namespace " + q[0]
+	}
+	return "the namespaces " + strings.Join(q, ", ")
+}
+
 // leagueNode is where SCAN finds the league's keys: the server, or on a
 // cluster the node serving the league's hash tag.
 func (e *Engine) leagueNode(ctx context.Context, lv *live) (redis.Cmdable, error) {
@@ -153,10 +168,10 @@ func Restore(ctx context.Context, rdb redis.UniversalClient, l *League, store St
 			return RestoreStats{}, err
 		}
 		if len(others) > 0 {
-			return RestoreStats{}, Errorf(Conflict, "league %q: Redis holds it under the namespace %q, not under %q: "+
+			return RestoreStats{}, Errorf(Conflict, "league %q: Redis holds it under %s, not under %q: "+
 				"if redis.namespace changed, revert it; if the move is meant, stop every leagued and delete the old keys first; "+
 				"if another deployment keeps a league of this id there, restore with -other-deployments",
-				l.ID, others[0], e.ns)
+				l.ID, namespaces(others), e.ns)
 		}
 	}
 	// The settled periods must be periods of the config's schedule (a

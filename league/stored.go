@@ -92,7 +92,7 @@ func (e *Engine) checkPresent(ctx context.Context, lv *live) (skip, err error) {
 		// Name where the league is, if this Redis holds it elsewhere: a
 		// changed redis.namespace is likelier than a loss then.
 		if others, _ := e.elsewhere(ctx, lv); len(others) > 0 {
-			return nil, fmt.Errorf("%w (this Redis holds league %q under the namespace %q)", err, lv.ID, others[0])
+			return nil, fmt.Errorf("%w (this Redis holds league %q under %s)", err, lv.ID, namespaces(others))
 		}
 	}
 	return nil, err
