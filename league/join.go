@@ -117,7 +117,7 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 		req.Player, req.Name + profileSep + req.Avatar,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
 		lv.code[lv.entry], prev.Start.Unix(), decay,
-		"", "", "", "", lv.epoch, "",
+		"", "", "", "", lv.epoch, "", string(lv.Operator),
 	}
 	if d != nil {
 		args[13], args[14], args[18] = d.tier, d.from, d.rules

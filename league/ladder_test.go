@@ -38,7 +38,7 @@ func TestJoinDecidesAgainUnderRulesRecordedMeanwhile(t *testing.T) {
 		var fired atomic.Bool
 		hooked.AddHook(recordBefore{decision: func(cmd redis.Cmder) bool {
 			args := cmd.Args() // evalsha, sha, 8 keys, then ARGV: ARGV[14] is the decided tier
-			return len(args) == 3+8+19 && args[0] == "evalsha" && args[3+8+13] != ""
+			return len(args) == 3+8+20 && args[0] == "evalsha" && args[3+8+13] != ""
 		}, run: func(ctx context.Context) {
 			if !fired.Swap(true) {
 				f.rdb.HSet(ctx, counters, "ladder", other.Fingerprint())
@@ -225,6 +225,39 @@ func TestScoreRefusedForAnyTierTheConfigLacks(t *testing.T) {
 		}
 		if s, err := withCopper.Standing(f.ctx, "weekly", "c1"); err != nil || s.Score != 0 {
 			t.Errorf("after the refused writes: %+v, %v; want nothing written", s, err)
+		}
+	})
+}
+
+// TestPeriodKeepsItsScoreOperator: replicas rolling out a new
+// score_operator never mix two in one period. The period's first join
+// records the operator of the process that served it, and every write of
+// that period uses it, whichever process serves the write; the next period
+// takes the operator of its own first join.
+func TestPeriodKeepsItsScoreOperator(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b) // incr
+		setter, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(l *league.League) { l.Operator = league.Set })},
+			league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+		testsvc.Must(t, err, "Open the replica with score_operator set")
+		write := func(e *league.Engine, v int64) int64 {
+			t.Helper()
+			r, err := e.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: v})
+			testsvc.Must(t, err, "Score")
+			return r.Score
+		}
+
+		week := f.period()
+		f.join("a") // the incr process joins first
+		if got := []int64{write(f.engine, 50), write(setter, 3), write(f.engine, 2)}; !reflect.DeepEqual(got, []int64{50, 53, 55}) {
+			t.Fatalf("scores in a period first joined under incr: %v, want 50 53 55 (every write adds)", got)
+		}
+
+		f.clock.After(week.End)
+		_, err = setter.Join(f.ctx, "weekly", league.JoinRequest{Player: "a", Name: "a"}) // the set process joins first
+		testsvc.Must(t, err, "Join")
+		if got := []int64{write(f.engine, 50), write(setter, 3), write(f.engine, 2)}; !reflect.DeepEqual(got, []int64{50, 3, 2}) {
+			t.Fatalf("scores in a period first joined under set: %v, want 50 3 2 (every write replaces)", got)
 		}
 	})
 }

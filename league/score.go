@@ -152,8 +152,9 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 	case scripts.NotJoined:
 		return res, 0, Errorf(NotJoined, "player %q has not joined period %s of league %q", w.Player, p.ID(), lv.ID)
 	case scripts.Overflow:
+		op, _ := reply[2].(string) // the period's operator
 		return res, 0, Errorf(Overflow, "%s %d would take player %q from %d past the league's maximum score %d",
-			lv.Operator, w.Value, w.Player, reply[1].(int64), lv.MaxScore)
+			op, w.Value, w.Player, reply[1].(int64), lv.MaxScore)
 	case scripts.Conflict:
 		return res, 0, &Error{Code: Conflict, Field: "request_id",
 			Message: fmt.Sprintf("%q was already used for another player within the idempotency window", w.RequestID)}

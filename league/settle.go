@@ -61,7 +61,7 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 	pop := Populations{}
 	for i := 0; i+1 < len(flat); i += 2 {
 		field, _ := flat[i].(string)
-		if field == "closed" || field == "ladder" {
+		if field == "closed" || field == "ladder" || field == "op" {
 			continue
 		}
 		code, err1 := strconv.Atoi(field)

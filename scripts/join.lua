@@ -1,7 +1,7 @@
 -- join.lua: place a player in their tier's current sub-board, once per period,
 -- and hand over the rewards they earned in an earlier period, once.
 --
--- KEYS[1] -> <ns>:{L}:c:<Q>   period counters (HINCRBY placement; 'closed')
+-- KEYS[1] -> <ns>:{L}:c:<Q>   period counters (HINCRBY placement; 'closed'; 'op')
 -- KEYS[2] -> <ns>:{L}:r:<b>   the player's record bucket
 -- KEYS[3] -> <ns>:{L}:w:<b>   the player's reward bucket
 -- KEYS[4] -> <ns>:{L}:k:<Q>   rewards claimed by joins of period Q (for retries)
@@ -25,6 +25,8 @@
 -- ARGV[18] -> the epoch the caller opened the league at
 -- ARGV[19] -> with ARGV[14]: the fingerprint of the ladder rules the caller decided the
 --             record's period under, or '' when no rule decided it
+--
+-- ARGV[20] -> the caller's score operator, recorded as the period's by its first join
 --
 -- Also writes keys of the league's hash tag it finds from the above: Q's board and
 -- names, and with ARGV[14] the counters of the record's period ('ladder', 'closed').
@@ -165,6 +167,9 @@ end
 
 local n = redis.call('HINCRBY', KEYS[1], tier, 1)
 if n == 1 then
+  -- The first join of each tier; the period's first of all records the
+  -- score operator its writes use, whichever replica serves them.
+  redis.call('HSETNX', KEYS[1], 'op', ARGV[20])
   redis.call('ZADD', KEYS[6], 'NX', qs, qs)
   if ARGV[13] ~= '0' then
     -- Decay counts the periods somebody played, not an outage's.

@@ -1,7 +1,7 @@
 -- score.lua: apply a score write to the player's sub-board, at most once per
 -- request id.
 --
--- KEYS[1] -> <ns>:{L}:c:<Q>   period counters ('closed')
+-- KEYS[1] -> <ns>:{L}:c:<Q>   period counters ('closed'; 'op', the period's operator)
 -- KEYS[2] -> <ns>:{L}:r:<b>   the player's record bucket
 -- KEYS[3] -> <ns>:{L}:meta    'epoch'
 -- KEYS[4] -> <ns>:{L}:q:<id>  the request's stored result (only with a request id)
@@ -9,7 +9,8 @@
 -- ARGV[2]  -> Q start (Unix s)   ARGV[3] -> Q end (Unix s)
 -- ARGV[4]  -> key prefix <ns>:{L}:
 -- ARGV[5]  -> player id
--- ARGV[6]  -> operator: incr | best | set    ARGV[7] -> value (integer)
+-- ARGV[6]  -> operator: incr | best | set, unless the period recorded its own ('op')
+-- ARGV[7]  -> value (integer)
 -- ARGV[8]  -> the league's maximum score
 -- ARGV[9]  -> board size  ARGV[10] -> slot bits  ARGV[11] -> time bits  ARGV[12] -> time unit (ms)
 -- ARGV[13] -> idempotency window (s)
@@ -25,7 +26,8 @@
 --   {3, start}           the period starting at start (Unix s) has ended for the player:
 --                        theirs is the one before Q, or Q is closed for settlement
 --   {6}                  the player has not joined Q
---   {7, score}           the write would pass the maximum score; the current score
+--   {7, score, op}       the write would pass the maximum score; the current score and
+--                        the operator applied
 --   {8}                  the request id was used for another player
 --   {11}                 the league's epoch is not ARGV[15]: the caller's tier codes may be
 --                        stale (Redis lost the league, or a restore replaced it); nothing written
@@ -55,7 +57,8 @@ local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
 if now < qs * 1000 or now >= qe * 1000 then
   return {2, now}
 end
-if redis.call('HEXISTS', KEYS[1], 'closed') == 1 then
+local period = redis.call('HMGET', KEYS[1], 'closed', 'op')
+if period[1] then
   return {3, qs}
 end
 
@@ -78,7 +81,9 @@ local size, slot_bits, time_bits = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumb
 local board = math.ceil(n / size)
 local bk = board_key(ARGV[4], qs, t, board)
 local shift = 2 ^ (time_bits + slot_bits)
-local op, value, max = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+-- The operator the period's first join recorded: replicas rolling out a new
+-- score_operator never mix two in one period.
+local op, value, max = period[2] or ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 local score
 if op == 'incr' and time_bits == 0 and max * 2 * shift < 2 ^ 53 then
   -- Join-order ties keep the low bits, so an increment is one ZADD INCR
@@ -87,7 +92,7 @@ if op == 'incr' and time_bits == 0 and max * 2 * shift < 2 ^ 53 then
   score = math.floor(tonumber(redis.call('ZADD', bk, 'XX', 'INCR', value * shift, player)) / shift)
   if score > max then
     redis.call('ZADD', bk, 'XX', 'INCR', -value * shift, player)
-    return {7, score - value}
+    return {7, score - value, op}
   end
 else
   local current = math.floor(tonumber(redis.call('ZSCORE', bk, player)) / shift)
@@ -98,7 +103,7 @@ else
     score = current
   end
   if score > max then
-    return {7, current}
+    return {7, current, op}
   end
   if score ~= current then
     local slot = n - (board - 1) * size
