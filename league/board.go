@@ -267,6 +267,14 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 		packed, _ = strconv.ParseFloat(reply[3].(string), 64)
 		look.score, _ = lv.Packing().Unpack(packed)
 	}
+	if rec.start > p.Start.Unix() {
+		// Joined a period this process's clock has not reached: it runs
+		// behind Redis's (by less than the skew it last measured). That
+		// period is the current one.
+		if q, err := lv.periodOf(rec.start); err == nil {
+			p = q
+		}
+	}
 	s := Standing{League: lv.ID, Player: player, Period: p}
 	if rec.start != p.Start.Unix() {
 		// Not joined this period: the tier a join would give them, under

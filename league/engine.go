@@ -38,9 +38,12 @@ type Engine struct {
 	skipped map[string]error                               // leagues the absent hook left out: why
 	// otherDeployments: Restore ignores the league under other namespaces.
 	otherDeployments bool
-	// skew is Redis's clock minus ours in ms, learned from replies, so the
-	// period we guess before asking Redis is right even on a skewed host.
-	skew atomic.Int64
+	// skew is Redis's clock minus ours in ms (clock.go), so the period we
+	// guess before asking Redis is right even on a skewed host; synced is
+	// when TIME last said so (Unix ns), syncing while a check is under way.
+	skew    atomic.Int64
+	synced  atomic.Int64
+	syncing atomic.Bool
 }
 
 // live is a league plus what the engine keeps for it at run time.
@@ -179,6 +182,7 @@ func newEngine(ctx context.Context, rdb redis.UniversalClient, opts []Option) (*
 		return nil, internal("load scripts", err)
 	}
 	e.warnIfEvicting(ctx)
+	e.syncClock(ctx)
 	return e, nil
 }
 
@@ -334,23 +338,6 @@ func (lv *live) unknownTier(player, tier string) error {
 		"(a config adding it is rolling out): restart this process with it, or retry on one that has it", lv.ID, player, tier)
 }
 
-// now is the engine's best idea of Redis's time.
-func (e *Engine) now() time.Time {
-	if e.clock != nil {
-		return e.clock()
-	}
-	return time.Now().Add(time.Duration(e.skew.Load()) * time.Millisecond)
-}
-
-// nowArg is the ARGV a script reads its clock from: the injected clock, or
-// ” for Redis TIME.
-func (e *Engine) nowArg() string {
-	if e.clock == nil {
-		return ""
-	}
-	return fmt.Sprint(e.clock().UnixMilli())
-}
-
 // Current returns the league's period at the engine's clock.
 func (e *Engine) Current(leagueID string) (Period, error) {
 	lv, err := e.live(leagueID)
@@ -388,16 +375,6 @@ func (lv *live) periodOf(start int64) (Period, error) {
 func (lv *live) startsPeriod(start int64) bool {
 	_, err := lv.periodOf(start)
 	return err == nil
-}
-
-// redisSaid learns from a WrongPeriod reply: Redis's clock is at ms, so the
-// period to use is the one holding ms, and our skew estimate moves there.
-func (e *Engine) redisSaid(lv *live, ms int64) (Period, Period) {
-	redisNow := time.UnixMilli(ms)
-	if e.clock == nil {
-		e.skew.Store(redisNow.Sub(time.Now()).Milliseconds())
-	}
-	return e.periodAt(lv, redisNow)
 }
 
 // isUnavailable reports errors that mean Redis cannot be reached or is not

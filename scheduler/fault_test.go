@@ -324,3 +324,42 @@ func gaugeOf(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	t.Fatalf("no series %s{league=\"weekly\"}", name)
 	return 0
 }
+
+// beginHook is a store that runs a function as a settlement begins.
+type beginHook struct {
+	league.Store
+	hook func()
+}
+
+func (b beginHook) BeginSettlement(ctx context.Context, s league.Settlement) (league.Settlement, error) {
+	b.hook()
+	return b.Store.BeginSettlement(ctx, s)
+}
+
+// TestNotEndedIsNoFailure: a period Redis's clock has not left when the
+// settler closes it (this host's clock ran ahead) is tried again soon; it
+// is no failed settlement, in the metrics or in last_error.
+func TestNotEndedIsNoFailure(t *testing.T) {
+	forEachStore(t, func(t *testing.T, k storeKind) {
+		f := newFixture(t, k, 100)
+		week := f.period()
+		f.play("p", 20)
+		f.clock.After(week.End)
+		healthy := f.store
+		f.store = beginHook{healthy, func() { f.clock.Set(week.End.Add(-time.Second)) }} // Redis's clock says otherwise
+		reg := prometheus.NewRegistry()
+		if _, err := f.scheduler(scheduler.WithRegistry(reg)).SettleNow(f.ctx, "weekly", time.Time{}); !errors.Is(err, league.ErrNotEnded) {
+			t.Fatalf("SettleNow before Redis's clock left the period: %v, want not ended", err)
+		}
+		families, err := reg.Gather()
+		testsvc.Must(t, err, "Gather")
+		for _, fam := range families {
+			if fam.GetName() == "league_settlement_failures_total" {
+				t.Errorf("counted as a failed settlement: %v", fam.GetMetric())
+			}
+		}
+		if st, err := healthy.Settlement(f.ctx, "weekly", week.Start); err == nil && st.LastError != "" {
+			t.Errorf("recorded as a failure: %q", st.LastError)
+		}
+	})
+}

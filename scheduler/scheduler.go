@@ -244,7 +244,10 @@ func (s *Scheduler) catchUp(ctx context.Context, id string) error {
 			return err
 		}
 		if _, err := s.settle(ctx, l, p); err != nil {
-			if !errors.Is(err, ErrBusy) {
+			// Busy: another replica settles it. Not ended: by Redis's
+			// clock, this host's runs ahead; retried in half a second.
+			// Neither failed.
+			if !errors.Is(err, ErrBusy) && !errors.Is(err, league.ErrNotEnded) {
 				s.metrics.failed(id, err)
 				s.recordFailure(ctx, id, p, err)
 			}
