@@ -383,6 +383,21 @@ func idempotentRetries(t *testing.T, f *fixture) {
 	}
 }
 
+// TestIdempotencyWindowToTheMillisecond: a request id is remembered for
+// the whole window, its fraction of a second included (the key's expiry
+// was set in whole seconds, so 1.999s remembered it for one).
+func TestIdempotencyWindowToTheMillisecond(t *testing.T) {
+	f := newFixture(t, testsvc.Backends[0], func(l *league.League) { l.IdempotencyWindow = 1999 * time.Millisecond })
+	f.join("a")
+	_, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: 7, RequestID: "r1"})
+	testsvc.Must(t, err, "Score")
+	ttl, err := f.rdb.PTTL(f.ctx, f.ns+":{weekly}:q:r1").Result()
+	testsvc.Must(t, err, "PTTL")
+	if ttl < 1500*time.Millisecond || ttl > 1999*time.Millisecond {
+		t.Fatalf("request id remembered for %v, want the 1.999s window", ttl)
+	}
+}
+
 func TestBatchScoresAndStandings(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
 		f := newFixture(t, b)

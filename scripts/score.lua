@@ -13,7 +13,7 @@
 -- ARGV[7]  -> value (integer)
 -- ARGV[8]  -> the league's maximum score
 -- ARGV[9]  -> board size  ARGV[10] -> slot bits  ARGV[11] -> time bits  ARGV[12] -> time unit (ms)
--- ARGV[13] -> idempotency window (s)
+-- ARGV[13] -> idempotency window (ms)
 -- ARGV[14] -> start of the period before Q
 -- ARGV[15] -> the epoch the caller opened the league at
 -- ARGV[16] -> the tier codes the caller knows, one byte each
@@ -115,6 +115,6 @@ end
 local rank = redis.call('ZREVRANK', bk, player) + 1
 local card = redis.call('ZCARD', bk)
 if KEYS[4] then
-  redis.call('SET', KEYS[4], rec .. int(score) .. ':' .. rank .. ':' .. card .. ':' .. player, 'EX', ARGV[13])
+  redis.call('SET', KEYS[4], rec .. int(score) .. ':' .. rank .. ':' .. card .. ':' .. player, 'PX', ARGV[13])
 end
 return {0, rec, score, rank, card}
