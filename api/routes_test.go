@@ -498,6 +498,18 @@ func TestStoreThatHangs(t *testing.T) {
 	}
 }
 
+// TestRedisLostItsScripts: a script Redis still lacks after the engine
+// loaded it again ran nowhere: 503, retry, not an internal error.
+func TestRedisLostItsScripts(t *testing.T) {
+	f := onMini(t)
+	f.join("alice")
+	f.mini.SetError("NOSCRIPT No matching script. Please use EVAL.")
+	w := f.do("POST", "/v1/leagues/weekly/scores", `{"player_id":"alice","value":5,"request_id":"m1"}`, gameKey)
+	if code, msg := errorOf(t, w); w.Code != http.StatusServiceUnavailable || code != "unavailable" || !strings.Contains(msg, "lost its scripts") {
+		t.Errorf("score with the scripts gone: %d %s %q, want 503 unavailable", w.Code, code, msg)
+	}
+}
+
 // TestRedisOutOfMemory: a Redis at maxmemory under noeviction refuses
 // writes with OOM. That is a dependency unable to serve (503, counted), not
 // an internal error.

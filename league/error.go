@@ -117,6 +117,11 @@ func internal(op string, err error) error {
 		// nothing of the call was written (see warnIfEvicting).
 		return &Error{Code: Unavailable, Message: op + ": redis is out of memory (maxmemory) and refused the write", Err: err}
 	}
+	if strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		// Still missing after evalPipelined loaded it again (the cache was
+		// flushed twice, or a failover came between): Redis ran nothing.
+		return &Error{Code: Unavailable, Message: op + ": redis lost its scripts (a restart, failover or SCRIPT FLUSH) and ran nothing; retry", Err: err}
+	}
 	if isUnavailable(err) {
 		return &Error{Code: Unavailable, Message: op + ": redis unavailable", Err: err}
 	}
