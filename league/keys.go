@@ -12,7 +12,8 @@ import "strconv"
 //	<ns>:{L}:meta           hash   settled -> start of the last period whose tiers are applied;
 //	                               layout, buckets, schedule, epoch (stored.go); restoring while Restore runs;
 //	                               restored -> start of the period the last restore ran in;
-//	                               ladder:<fp> -> ladder rules as JSON (tiers.Ladder.RulesJSON)
+//	                               ladder:<fp> -> ladder rules as JSON (tiers.Ladder.RulesJSON);
+//	                               op:<S> -> period S's score operator, until it is settled
 //	<ns>:{L}:periods        zset   starts of periods with players not yet settled
 //	<ns>:{L}:played         zset   starts of the latest periods anyone joined (decay counts them)
 //	<ns>:{L}:c:<S>          hash   tier code -> players joined (the HINCRBY of placement); closed -> 1;
@@ -45,6 +46,10 @@ func (k keys) meta() string    { return k.prefix + "meta" }
 func (k keys) periods() string { return k.prefix + "periods" }
 func (k keys) played() string  { return k.prefix + "played" }
 func (k keys) claims() string  { return k.prefix + "x" }
+
+// opField is the meta field of period start's score operator (join.lua
+// and score.lua build it too).
+func opField(start int64) string { return "op:" + strconv.FormatInt(start, 10) }
 
 func (k keys) counters(start int64) string {
 	return k.prefix + "c:" + strconv.FormatInt(start, 10)

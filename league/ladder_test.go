@@ -259,5 +259,41 @@ func TestPeriodKeepsItsScoreOperator(t *testing.T) {
 		if got := []int64{write(f.engine, 50), write(setter, 3), write(f.engine, 2)}; !reflect.DeepEqual(got, []int64{50, 3, 2}) {
 			t.Fatalf("scores in a period first joined under set: %v, want 50 3 2 (every write replaces)", got)
 		}
+
+		// Settled and forgotten, a period leaves no operator behind.
+		f.clock.After(f.period().End)
+		f.settle(week)
+		testsvc.Must(t, f.engine.Forget(f.ctx, "weekly", week), "Forget")
+		field := "op:" + strconv.FormatInt(week.Start.Unix(), 10)
+		if f.rdb.HExists(f.ctx, f.ns+":{weekly}:meta", field).Val() {
+			t.Errorf("meta keeps %s after the period was settled", field)
+		}
+	})
+}
+
+// TestPeriodBegunWithoutAnOperator: a period a version without operators
+// began (no op:<S> in meta) takes the operator of its first write, and
+// keeps it whichever process serves the next.
+func TestPeriodBegunWithoutAnOperator(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b) // incr
+		setter, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(l *league.League) { l.Operator = league.Set })},
+			league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+		testsvc.Must(t, err, "Open the replica with score_operator set")
+		week := f.period()
+		f.join("a")
+		testsvc.Must(t, f.rdb.HDel(f.ctx, f.ns+":{weekly}:meta", "op:"+strconv.FormatInt(week.Start.Unix(), 10)).Err(), "as an older version left it")
+		var got []int64
+		for _, w := range []struct {
+			e *league.Engine
+			v int64
+		}{{setter, 50}, {f.engine, 3}, {setter, 2}} {
+			r, err := w.e.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: w.v})
+			testsvc.Must(t, err, "Score")
+			got = append(got, r.Score)
+		}
+		if !reflect.DeepEqual(got, []int64{50, 3, 2}) {
+			t.Fatalf("scores of a period whose first write was a set: %v, want 50 3 2", got)
+		}
 	})
 }

@@ -61,7 +61,7 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 	pop := Populations{}
 	for i := 0; i+1 < len(flat); i += 2 {
 		field, _ := flat[i].(string)
-		if field == "closed" || field == "ladder" || field == "op" {
+		if field == "closed" || field == "ladder" {
 			continue
 		}
 		code, err1 := strconv.Atoi(field)
@@ -324,7 +324,11 @@ func (e *Engine) Forget(ctx context.Context, leagueID string, p Period) error {
 	if err != nil {
 		return err
 	}
-	return internal("forget", e.rdb.ZRem(ctx, lv.keys.periods(), p.Start.Unix()).Err())
+	pipe := e.rdb.Pipeline()
+	pipe.ZRem(ctx, lv.keys.periods(), p.Start.Unix())
+	pipe.HDel(ctx, lv.keys.meta(), opField(p.Start.Unix()))
+	_, err = pipe.Exec(ctx)
+	return internal("forget", err)
 }
 
 // Unsettled returns the periods of the league that hold players, have ended

@@ -1,12 +1,14 @@
 -- join.lua: place a player in their tier's current sub-board, once per period,
 -- and hand over the rewards they earned in an earlier period, once.
 --
--- KEYS[1] -> <ns>:{L}:c:<Q>   period counters (HINCRBY placement; 'closed'; 'op')
+-- KEYS[1] -> <ns>:{L}:c:<Q>   period counters (HINCRBY placement; 'closed')
 -- KEYS[2] -> <ns>:{L}:r:<b>   the player's record bucket
 -- KEYS[3] -> <ns>:{L}:w:<b>   the player's reward bucket
 -- KEYS[4] -> <ns>:{L}:k:<Q>   rewards claimed by joins of period Q (for retries)
 -- KEYS[5] -> <ns>:{L}:meta    'settled' = last period whose tiers are applied;
---                              'epoch' = the league's data generation (Open)
+--                              'epoch' = the league's data generation (Open);
+--                              'op:<Q>' = Q's score operator (kept out of the counters,
+--                              which versions before it read as tier counts)
 -- KEYS[6] -> <ns>:{L}:periods periods holding players, to settle
 -- KEYS[7] -> <ns>:{L}:x       claims stream, recorded in Postgres later
 -- KEYS[8] -> <ns>:{L}:played  starts of the latest periods anyone joined
@@ -169,7 +171,7 @@ local n = redis.call('HINCRBY', KEYS[1], tier, 1)
 if n == 1 then
   -- The first join of each tier; the period's first of all records the
   -- score operator its writes use, whichever replica serves them.
-  redis.call('HSETNX', KEYS[1], 'op', ARGV[20])
+  redis.call('HSETNX', KEYS[5], 'op:' .. qs, ARGV[20])
   redis.call('ZADD', KEYS[6], 'NX', qs, qs)
   if ARGV[13] ~= '0' then
     -- Decay counts the periods somebody played, not an outage's.

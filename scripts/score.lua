@@ -1,15 +1,15 @@
 -- score.lua: apply a score write to the player's sub-board, at most once per
 -- request id.
 --
--- KEYS[1] -> <ns>:{L}:c:<Q>   period counters ('closed'; 'op', the period's operator)
+-- KEYS[1] -> <ns>:{L}:c:<Q>   period counters ('closed')
 -- KEYS[2] -> <ns>:{L}:r:<b>   the player's record bucket
--- KEYS[3] -> <ns>:{L}:meta    'epoch'
+-- KEYS[3] -> <ns>:{L}:meta    'epoch'; 'op:<Q>', Q's score operator
 -- KEYS[4] -> <ns>:{L}:q:<id>  the request's stored result (only with a request id)
 -- ARGV[1]  -> now in ms, or '' for Redis TIME
 -- ARGV[2]  -> Q start (Unix s)   ARGV[3] -> Q end (Unix s)
 -- ARGV[4]  -> key prefix <ns>:{L}:
 -- ARGV[5]  -> player id
--- ARGV[6]  -> operator: incr | best | set, unless the period recorded its own ('op')
+-- ARGV[6]  -> operator: incr | best | set, unless Q recorded its own ('op:<Q>')
 -- ARGV[7]  -> value (integer)
 -- ARGV[8]  -> the league's maximum score
 -- ARGV[9]  -> board size  ARGV[10] -> slot bits  ARGV[11] -> time bits  ARGV[12] -> time unit (ms)
@@ -57,8 +57,7 @@ local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
 if now < qs * 1000 or now >= qe * 1000 then
   return {2, now}
 end
-local period = redis.call('HMGET', KEYS[1], 'closed', 'op')
-if period[1] then
+if redis.call('HEXISTS', KEYS[1], 'closed') == 1 then
   return {3, qs}
 end
 
@@ -82,8 +81,12 @@ local board = math.ceil(n / size)
 local bk = board_key(ARGV[4], qs, t, board)
 local shift = 2 ^ (time_bits + slot_bits)
 -- The operator the period's first join recorded: replicas rolling out a new
--- score_operator never mix two in one period.
-local op, value, max = period[2] or ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+-- score_operator never mix two in one period. A period begun by a version
+-- that recorded none takes the one of its first write here (recorded below,
+-- after the board's write: the first write touches the board).
+local op_field = 'op:' .. qs
+local recorded_op = redis.call('HGET', KEYS[3], op_field)
+local op, value, max = recorded_op or ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 local score
 if op == 'incr' and time_bits == 0 and max * 2 * shift < 2 ^ 53 then
   -- Join-order ties keep the low bits, so an increment is one ZADD INCR
@@ -112,6 +115,9 @@ else
   end
 end
 
+if not recorded_op then
+  redis.call('HSETNX', KEYS[3], op_field, op)
+end
 local rank = redis.call('ZREVRANK', bk, player) + 1
 local card = redis.call('ZCARD', bk)
 if KEYS[4] then
