@@ -61,6 +61,7 @@ type live struct {
 	periodRules periodRules               // period start -> fingerprint of the rules it is decided under
 	warned      sync.Map                  // tier ids this config lacks that a join placed players in, logged once
 	period      atomic.Pointer[[2]Period] // the current period and the one before
+	packing     Packing                   // see Packing
 }
 
 // Option configures an Engine.
@@ -212,8 +213,13 @@ func checkAttempts(rdb redis.UniversalClient) error {
 // newLive is league l as this engine keeps it, before Open or Restore fills
 // in its tier codes and epoch.
 func (e *Engine) newLive(l *League) *live {
-	return &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}, rulesFP: l.Ladder.Fingerprint()}
+	return &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}, rulesFP: l.Ladder.Fingerprint(),
+		packing: l.Packing()}
 }
+
+// Packing is the packing of the league's boards in Redis: the config's,
+// unless the boards were laid out with fewer time bits (checkFixed).
+func (lv *live) Packing() Packing { return lv.packing }
 
 // loadScripts loads the scripts into every master (cluster) or the server.
 func loadScripts(ctx context.Context, rdb redis.UniversalClient) error {

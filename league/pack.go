@@ -48,6 +48,21 @@ func newPacking(l *League) (Packing, error) {
 	return p, nil
 }
 
+// withFewerTimeBits returns p with fewer time bits (and as many more score
+// bits) for which match holds, the most such first; false when none does.
+func (p Packing) withFewerTimeBits(match func(Packing) bool) (Packing, bool) {
+	for bits := int(p.TimeBits) - 1; bits >= 1; bits-- {
+		q := p
+		q.TimeBits = uint(bits)
+		q.ScoreBits = ExactBits - q.SlotBits - q.TimeBits
+		q.MaxExact = int64(1)<<q.ScoreBits - 1
+		if match(q) {
+			return q, true
+		}
+	}
+	return p, false
+}
+
 // Describe says where the bits go, for errors and `leaguectl config check`.
 func (p Packing) Describe() string {
 	if p.TimeBits == 0 {

@@ -34,8 +34,10 @@ import (
 
 // layout is what decides where a league's players sit and how their scores
 // are packed: stored in the league's meta hash by the first Open.
-func layout(l *League) string {
-	p := l.Packing()
+func layout(l *League) string { return layoutOf(l, l.Packing()) }
+
+// layoutOf is the layout of league l under packing p.
+func layoutOf(l *League, p Packing) string {
 	s := fmt.Sprintf("board_size=%d slot_bits=%d", l.BoardSize, p.SlotBits)
 	if p.TimeBits > 0 {
 		s += fmt.Sprintf(" time_bits=%d tie_resolution_ms=%d", p.TimeBits, p.Unit)
@@ -170,9 +172,18 @@ func (e *Engine) checkFixed(lv *live, stored []any) error {
 				"or give the league with the new cycle a new id", lv.ID, scheduleWas, lv.Schedule.Spec)
 		}
 	}
-	if want := layout(lv.League); layoutWas != "" && layoutWas != want {
-		return fmt.Errorf("league %q: board_size, tie_break or tie_resolution changed (Redis holds boards laid out as %q, the config says %q): "+
-			"the scores on its boards would be misread; revert the change, or give the changed league a new id", lv.ID, layoutWas, want)
+	if want := layoutOf(lv.League, lv.packing); layoutWas != "" && layoutWas != want {
+		p, fewer := lv.packing.withFewerTimeBits(func(p Packing) bool { return layoutOf(lv.League, p) == layoutWas })
+		if !fewer {
+			return fmt.Errorf("league %q: board_size, tie_break or tie_resolution changed (Redis holds boards laid out as %q, the config says %q): "+
+				"the scores on its boards would be misread; revert the change, or give the changed league a new id", lv.ID, layoutWas, want)
+		}
+		// Only first_reached's time bits differ, and fewer were recorded:
+		// versions before 2026-11-23 sized them from the day the league
+		// first started, and could miss a long period a clock change
+		// makes. The recorded packing stays; time left past it clamps, so
+		// ties in such a period's first moments fall to join order.
+		lv.packing = p
 	}
 	if want := strconv.Itoa(lv.Buckets); bucketsWas != "" && bucketsWas != want {
 		return fmt.Errorf("league %q: buckets changed (Redis holds player records in %s buckets, the config says %s): "+
@@ -190,7 +201,7 @@ func (e *Engine) checkFixed(lv *live, stored []any) error {
 func (e *Engine) recordLayout(ctx context.Context, lv *live) error {
 	meta := lv.keys.meta()
 	pipe := e.rdb.Pipeline()
-	pipe.HSetNX(ctx, meta, "layout", layout(lv.League))
+	pipe.HSetNX(ctx, meta, "layout", layoutOf(lv.League, lv.packing))
 	pipe.HSetNX(ctx, meta, "buckets", lv.Buckets)
 	pipe.HSetNX(ctx, meta, "schedule", lv.Schedule.recorded())
 	pipe.HSetNX(ctx, meta, "epoch", newEpoch())

@@ -124,6 +124,52 @@ func TestOpenRefusesConfigThatMisreadsRedis(t *testing.T) {
 	})
 }
 
+// TestOpenKeepsFewerRecordedTimeBits: boards an older version laid out with
+// fewer first_reached time bits than this one computes for the same config
+// (it sized them from the day it started) are opened with the recorded
+// packing, and read back right; more recorded bits than computed are
+// refused, as any other layout change.
+func TestOpenKeepsFewerRecordedTimeBits(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		night := func(l *league.League) {
+			s, err := league.ParseSchedule("CRON_TZ=America/New_York * 2-23 * * *")
+			testsvc.Must(t, err, "schedule")
+			l.Schedule, l.TieBreak, l.TieResolution = s, league.FirstReached, time.Second
+		}
+		f := newFixture(t, b, night)
+		meta := f.ns + ":{weekly}:meta"
+		computed := f.rdb.HGet(f.ctx, meta, "layout").Val()
+		if !strings.Contains(computed, "time_bits=14 ") {
+			t.Fatalf("layout %q: want 14 time bits (3h01m in seconds)", computed)
+		}
+		open := func() (*league.Engine, error) {
+			return league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, night)}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+		}
+		older := strings.Replace(computed, "time_bits=14 ", "time_bits=13 ", 1)
+		testsvc.Must(t, f.rdb.HSet(f.ctx, meta, "layout", older).Err(), "as 657612c recorded it")
+		e, err := open()
+		testsvc.Must(t, err, "Open on boards of 13 time bits")
+		if _, err := e.Join(f.ctx, "weekly", league.JoinRequest{Player: "a", Name: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: 1000})
+		testsvc.Must(t, err, "Score")
+		boards, err := f.rdb.Keys(f.ctx, f.ns+":{weekly}:b:*").Result()
+		testsvc.Must(t, err, "KEYS")
+		packed := f.rdb.ZScore(f.ctx, boards[0], "a").Val()
+		// slot bits 4 (boards of 10), then 13 time bits: the score starts at bit 17
+		if r.Score != 1000 || int64(packed)>>17 != 1000 || f.rdb.HGet(f.ctx, meta, "layout").Val() != older {
+			t.Fatalf("write %d packed as %v (score %d at bit 17), layout %q; want 1000 packed under the recorded layout",
+				r.Score, packed, int64(packed)>>17, f.rdb.HGet(f.ctx, meta, "layout").Val())
+		}
+
+		testsvc.Must(t, f.rdb.HSet(f.ctx, meta, "layout", strings.Replace(computed, "time_bits=14 ", "time_bits=15 ", 1)).Err(), "more bits")
+		if _, err := open(); err == nil || !strings.Contains(err.Error(), "board_size, tie_break or tie_resolution changed") {
+			t.Fatalf("Open on boards of 15 time bits: %v, want refused", err)
+		}
+	})
+}
+
 // TestOpenAsksOnlyAboutAbsentLeagues: the WithAbsentLeagues hook is asked
 // about a league Redis holds nothing of, not about one whose data predates
 // the layout mark (tier codes only) or one Redis holds whole.
