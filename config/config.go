@@ -143,7 +143,7 @@ func Parse(b []byte) (*Config, error) {
 			if werr := checkWhole(&doc, false); werr != nil {
 				return nil, werr
 			}
-			if uerr := checkUnknown(&doc, "", reflect.TypeFor[file]()); uerr != nil {
+			if uerr := checkUnknown(&doc, "", reflect.TypeFor[file](), err.Error()); uerr != nil {
 				return nil, uerr
 			}
 		}
@@ -208,10 +208,13 @@ func Parse(b []byte) (*Config, error) {
 		}
 		c.Settlement.HistoryLimit = *n
 	}
-	for field, keys := range map[string][]string{"api_keys": c.APIKeys, "admin_keys": c.AdminKeys} {
-		for i, k := range keys {
+	for _, list := range []struct {
+		field string
+		keys  []string
+	}{{"api_keys", c.APIKeys}, {"admin_keys", c.AdminKeys}} {
+		for i, k := range list.keys {
 			if why := badKey(k); why != "" {
-				return nil, fmt.Errorf("server.%s[%d]: %s", field, i, why)
+				return nil, fmt.Errorf("server.%s[%d]: %s", list.field, i, why)
 			}
 		}
 	}

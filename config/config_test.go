@@ -77,6 +77,8 @@ func TestParseRejects(t *testing.T) {
 		{"unknown tier field", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promte: 0.2}", 1), `league "lg": tiers[0] (low).promte: unknown field; the fields there are id, name, promote,`},
 		{"unknown top-level field", "serverx: {}\n" + good, `line 1: serverx: unknown field; the fields there are server, redis, settlement, leagues`},
 		{"unknown server field", "server: {listn: x}\n" + good, `server.listn: unknown field; the fields there are listen, api_keys, admin_keys`},
+		{"bad value beside a merge key", "leagues:\n  - &l {id: a, schedule: \"* * * * *\", tiers: [{id: bronze}]}\n  - {<<: *l, id: b, tiers: 5}\n",
+			"line 3: cannot unmarshal !!int `5` into []config.tierFile"},
 		{"duplicate league", good + `  - id: lg
     schedule: "0 0 * * MON"
     tiers: [{id: a}]
@@ -95,6 +97,7 @@ func TestParseRejects(t *testing.T) {
 		{"negative days", strings.Replace(good, "schedule:", "retention: -1d\n    schedule:", 1), `league "lg": retention: "-1d" is not a duration`},
 		{"short key", "server: {api_keys: [abc]}\n" + good, "server.api_keys[0]: 3 characters; a key is at least 16"},
 		{"blank key", "server: {admin_keys: [0123456789abcdef, \"                \"]}\n" + good, "server.admin_keys[1]: character 1 is not printable ASCII"},
+		{"api keys first", "server: {api_keys: [short], admin_keys: [alsoshort]}\n" + good, "server.api_keys[0]: 5 characters"},
 		{"no leagues", "server: {listen: ':1'}\n", "at least one league"},
 		{"too many decimals", strings.Replace(good, "promote: 0.2", "promote: 0.12345", 1), "more than four decimals"},
 		{"fraction of a whole number", strings.Replace(good, "schedule:", "board_size: 10.5\n    schedule:", 1), "board_size: 10.5 is not a whole number"},

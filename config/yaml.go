@@ -180,9 +180,10 @@ func (d duration) get(field string, min time.Duration) (time.Duration, error) {
 
 // checkUnknown names a field the file has and t (the struct it decodes
 // into) lacks, where it sits and what the fields there are: yaml.v3's own
-// error names Go types ("field x not found in type config.leagueFile").
-// path is as checkNulls builds it.
-func checkUnknown(n *yaml.Node, path string, t reflect.Type) error {
+// error (yamlErr) names Go types ("field x not found in type
+// config.leagueFile"). Only a field yamlErr names is named: merge keys (<<)
+// and aliases are yaml.v3's to resolve. path is as checkNulls builds it.
+func checkUnknown(n *yaml.Node, path string, t reflect.Type, yamlErr string) error {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 		if t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode {
 			for i, c := range n.Content {
@@ -195,7 +196,7 @@ func checkUnknown(n *yaml.Node, path string, t reflect.Type) error {
 				} else if id != "" {
 					p += " (" + id + ")"
 				}
-				if err := checkUnknown(c, p, t.Elem()); err != nil {
+				if err := checkUnknown(c, p, t.Elem(), yamlErr); err != nil {
 					return err
 				}
 			}
@@ -204,7 +205,7 @@ func checkUnknown(n *yaml.Node, path string, t reflect.Type) error {
 		t = t.Elem()
 	}
 	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-		return checkUnknown(n.Content[0], path, t)
+		return checkUnknown(n.Content[0], path, t, yamlErr)
 	}
 	if t.Kind() != reflect.Struct || n.Kind != yaml.MappingNode || reflect.PointerTo(t).Implements(unmarshaler) {
 		return nil
@@ -223,11 +224,11 @@ func checkUnknown(n *yaml.Node, path string, t reflect.Type) error {
 			p = path + "." + k.Value
 		}
 		ft, ok := fields[k.Value]
-		if !ok && k.Value != "autopipeline" {
+		if !ok && strings.Contains(yamlErr, fmt.Sprintf("line %d: field %s not found", k.Line, k.Value)) {
 			return fmt.Errorf("line %d: %s: unknown field; the fields there are %s", k.Line, p, strings.Join(names, ", "))
 		}
 		if ok {
-			if err := checkUnknown(n.Content[i+1], p, ft); err != nil {
+			if err := checkUnknown(n.Content[i+1], p, ft, yamlErr); err != nil {
 				return err
 			}
 		}
