@@ -29,9 +29,11 @@ type Claim struct {
 
 const claimsGroup = "recorder"
 
-// ReadClaims returns up to count claims not yet acknowledged: first those a
-// consumer took more than a minute ago without acknowledging (it died), then
-// new ones, waiting up to block for them. Acknowledge each once it is stored.
+// ReadClaims returns up to count claims not yet acknowledged: first this
+// consumer's own (read before, and not stored: the store failed), then those
+// another consumer took more than a minute ago without acknowledging (it
+// died), then new ones, waiting up to block for them. Acknowledge each once
+// it is stored.
 func (e *Engine) ReadClaims(ctx context.Context, leagueID, consumer string, count int, block time.Duration) ([]Claim, error) {
 	lv, err := e.live(leagueID)
 	if err != nil {
@@ -42,11 +44,22 @@ func (e *Engine) ReadClaims(ctx context.Context, leagueID, consumer string, coun
 	if err != nil && !redis.HasErrorPrefix(err, "BUSYGROUP") {
 		return nil, internal("claims", err)
 	}
-	msgs, _, err := e.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-		Stream: stream, Group: claimsGroup, Consumer: consumer, MinIdle: time.Minute, Start: "0-0", Count: int64(count),
+	own, err := e.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: claimsGroup, Consumer: consumer, Streams: []string{stream, "0"}, Count: int64(count), Block: -1,
 	}).Result()
 	if err != nil && err != redis.Nil {
 		return nil, internal("claims", err)
+	}
+	var msgs []redis.XMessage
+	for _, s := range own {
+		msgs = append(msgs, s.Messages...)
+	}
+	if len(msgs) == 0 {
+		if msgs, _, err = e.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+			Stream: stream, Group: claimsGroup, Consumer: consumer, MinIdle: time.Minute, Start: "0-0", Count: int64(count),
+		}).Result(); err != nil && err != redis.Nil {
+			return nil, internal("claims", err)
+		}
 	}
 	if len(msgs) == 0 {
 		res, err := e.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
@@ -60,6 +73,7 @@ func (e *Engine) ReadClaims(ctx context.Context, leagueID, consumer string, coun
 		}
 	}
 	out := make([]Claim, 0, len(msgs))
+	var empty []Claim
 	for _, m := range msgs {
 		c := Claim{League: lv.ID, id: m.ID}
 		c.Player, _ = m.Values["player"].(string)
@@ -70,9 +84,16 @@ func (e *Engine) ReadClaims(ctx context.Context, leagueID, consumer string, coun
 		if js, _ := m.Values["items"].(string); json.Unmarshal([]byte(js), &r) == nil {
 			c.Tier, c.Rank, c.Items = r.Tier, r.Rank, r.Items
 		}
+		if c.Player == "" || c.Earned.IsZero() {
+			// Deleted from the stream while pending, or not join.lua's: no
+			// claim to record, and the store would refuse the batch with it
+			// every time, holding up the claims behind it.
+			empty = append(empty, c)
+			continue
+		}
 		out = append(out, c)
 	}
-	return out, nil
+	return out, e.AckClaims(ctx, leagueID, empty)
 }
 
 // AckClaims acknowledges stored claims and removes them from the stream.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
@@ -240,8 +242,24 @@ func TestRolloverBeforeSettlement(t *testing.T) {
 			}
 		}
 		prune("nobody", 0) // "test" holds the claims
+
+		// Not acknowledged (the store failed): the same consumer's next read
+		// returns them again at once, not a minute later. An entry that
+		// holds no claim (deleted while pending) is dropped, not returned.
+		stream := f.ns + ":{weekly}:x"
+		bad := f.rdb.XAdd(f.ctx, &redis.XAddArgs{Stream: stream, Values: []any{"player", ""}}).Val()
+		extra, err := f.engine.ReadClaims(f.ctx, "weekly", "other", 100, time.Millisecond) // takes the bad one
+		testsvc.Must(t, err, "ReadClaims of the bad entry")
+		reread, err := f.engine.ReadClaims(f.ctx, "weekly", "test", 100, time.Millisecond)
+		testsvc.Must(t, err, "ReadClaims again")
+		if len(extra) != 0 || len(reread) != len(claims) {
+			t.Fatalf("a read of an empty entry: %d claims; the unacknowledged claims read again: %d, want %d", len(extra), len(reread), len(claims))
+		}
+		if pending := f.rdb.XPendingExt(f.ctx, &redis.XPendingExtArgs{Stream: stream, Group: "recorder", Start: bad, End: bad, Count: 1}).Val(); len(pending) != 0 {
+			t.Fatalf("the empty entry is still pending: %+v", pending)
+		}
 		testsvc.Must(t, f.engine.AckClaims(f.ctx, "weekly", claims), "AckClaims")
-		prune("test", 0) // kept by name
+		prune("test", 1) // "other", holding nothing; "test" kept by name
 		claims, err = f.engine.ReadClaims(f.ctx, "weekly", "test", 100, time.Millisecond)
 		testsvc.Must(t, err, "ReadClaims")
 		if len(claims) != 0 {

@@ -24,7 +24,8 @@ func (s *Scheduler) recordClaims(id string) {
 	host, _ := os.Hostname()
 	consumer := fmt.Sprintf("%s-%d", host, os.Getpid())
 	// Stop cancels a read waiting for claims; a batch read and not yet
-	// stored stays pending in the stream and is retaken after a minute.
+	// stored stays pending in the stream: this consumer reads it again
+	// first, and another takes it over a minute after this one stopped.
 	stopped, cancelAll := context.WithCancel(context.Background())
 	defer cancelAll()
 	go func() { <-s.quit; cancelAll() }()
