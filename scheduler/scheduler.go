@@ -185,7 +185,7 @@ func (s *Scheduler) loop(id string) {
 				backoff, notBefore = 0, time.Time{}
 				continue
 			}
-			backoff = nextBackoff(backoff, err)
+			backoff = s.retryWait(backoff, err)
 			notBefore = time.Now().Add(backoff)
 			switch {
 			case errors.Is(err, errStopped), errors.Is(err, league.ErrNotEnded):
@@ -204,6 +204,14 @@ func (s *Scheduler) loop(id string) {
 // SettleNow queued behind it, for ever. The attempt fails, and the next
 // one picks the settlement up where it stopped.
 const attemptTimeout = 15 * time.Minute
+
+// retryWait is how long a league's loop waits to settle again after err:
+// nextBackoff's wait, at most the poll (at least a second). Replicas look
+// for unsettled periods that often, as README says: a Postgres back after
+// an outage should not wait out a doubled minute.
+func (s *Scheduler) retryWait(cur time.Duration, err error) time.Duration {
+	return min(nextBackoff(cur, err), max(s.poll, time.Second))
+}
 
 // nextBackoff doubles the wait from one second to a minute. A period that
 // has not ended by Redis's clock yet (the cron fired on a clock a little
