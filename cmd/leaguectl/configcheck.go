@@ -32,10 +32,10 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 		cur := l.Schedule.At(now)
 		fmt.Fprintf(w, "league %s\n", l.ID)
 		fmt.Fprintf(w, "  schedule\t%s (current period %s, ends %s)\n", l.Schedule.Spec, cur.ID(), cur.End.Format(time.RFC3339))
-		fmt.Fprintf(w, "  boards\t%d players, tie break %s, operator %s\n", l.BoardSize, l.TieBreak, l.Operator)
+		fmt.Fprintf(w, "  boards\t%s, tie break %s, operator %s\n", words.Count(l.BoardSize, "player"), l.TieBreak, l.Operator)
 		fmt.Fprintf(w, "  score bits\t%d score + %d time + %d slot = %d of 53; exact up to %d, max_score %d\n",
 			pk.ScoreBits, pk.TimeBits, pk.SlotBits, pk.ScoreBits+pk.TimeBits+pk.SlotBits, pk.MaxExact, l.MaxScore)
-		fmt.Fprintf(w, "  retention\t%v, idempotency window %v, decay after %d periods\n", l.Retention, l.IdempotencyWindow, l.DecayAfter)
+		fmt.Fprintf(w, "  retention\t%v, idempotency window %v, decay after %s\n", l.Retention, l.IdempotencyWindow, words.Count(l.DecayAfter, "period"))
 		for i := l.Ladder.Len() - 1; i >= 0; i-- {
 			t := l.Ladder.Tier(i)
 			p, d := l.Ladder.Counts(i, l.BoardSize)

@@ -192,6 +192,7 @@ func TestCommandLineRefusals(t *testing.T) {
 		{[]string{"player", "-league", "weekly"}, "player: -league and -player are required"},
 		{[]string{"player", "-league", "weekly", "-player", "p", "-history", "-5"}, "player: -history -5 is outside 1..1000"},
 		{[]string{"player", "-league", "weekly", "-player", "p", "-history", "1001"}, "player: -history 1001 is outside 1..1000"},
+		{[]string{"player", "-league", "weekly", "-player", "p", "-history", "0"}, "player: -history 0 is outside 1..1000"},
 		{[]string{"board", "-league", "weekly", "-board", "bronze-1", "-period", "bad"}, "board: -period:"},
 		{[]string{"board", "-league", "weekly", "-board", "bronze"}, "board: -board:"},
 		{[]string{"settle", "-league", "weekly", "-period", "bad"}, "settle: -period:"},

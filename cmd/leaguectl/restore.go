@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/league-engine/league/internal/words"
 	"github.com/league-engine/league/league"
 )
 
@@ -46,8 +47,9 @@ func restore(ctx context.Context, args []string, out io.Writer) error {
 	if !st.Settled.IsZero() {
 		settled = league.Period{Start: st.Settled}.ID()
 	}
-	fmt.Fprintf(out, "restored league %s: %d players (%d records written), %d rewards waiting for the next join (%d written), settled up to %s; took %s\n",
-		l.ID, st.Players, st.Records, st.Unclaimed, st.Rewards, settled, time.Since(began).Round(time.Millisecond))
+	fmt.Fprintf(out, "restored league %s: %s (%s written), %s waiting for the next join (%d written), settled up to %s; took %s\n",
+		l.ID, words.Count(st.Players, "player"), words.Count(st.Records, "record"), words.Count(st.Unclaimed, "reward"), st.Rewards,
+		settled, time.Since(began).Round(time.Millisecond))
 	for _, p := range st.Finished {
 		fmt.Fprintf(out, "period %s: its settlement had written its outcomes but not finished; the restore finished it\n", league.Period{Start: p}.ID())
 	}

@@ -52,12 +52,12 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 	}
 	printSettlement(out, st)
 	if st.FinishedAt.Before(began) {
-		fmt.Fprintf(out, "settled already, at %s: nothing to do; %d reward claims recorded\n", st.FinishedAt.Format(time.RFC3339), n)
+		fmt.Fprintf(out, "settled already, at %s: nothing to do; %s recorded\n", st.FinishedAt.Format(time.RFC3339), words.Count(n, "reward claim"))
 		return nil
 	}
 	took := time.Since(began)
-	fmt.Fprintf(out, "took %s (%.0f players/s); %d reward claims recorded\n", took.Round(time.Millisecond),
-		float64(st.Players)/took.Seconds(), n)
+	fmt.Fprintf(out, "took %s (%.0f players/s); %s recorded\n", took.Round(time.Millisecond),
+		float64(st.Players)/took.Seconds(), words.Count(n, "reward claim"))
 	return nil
 }
 
@@ -69,9 +69,9 @@ func describe(p scheduler.Progress) string {
 	case scheduler.StepRead:
 		return fmt.Sprintf("read and decided %d/%d players", p.Done, p.Total)
 	case scheduler.StepWrite:
-		return fmt.Sprintf("wrote %d outcomes to the store", p.Done)
+		return fmt.Sprintf("wrote %s to the store", words.Count(p.Done, "outcome"))
 	case scheduler.StepApply:
-		return fmt.Sprintf("applied %d tier moves and rewards to Redis", p.Done)
+		return fmt.Sprintf("applied %s and rewards to Redis", words.Count(p.Done, "tier move"))
 	}
 	return fmt.Sprintf("%s %d/%d", p.Step, p.Done, p.Total)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/league-engine/league/config"
+	"github.com/league-engine/league/internal/words"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
 )
@@ -49,7 +51,7 @@ func board(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "league %s period %s board %s: %d players\n", b.League, b.Period.ID(), b.ID, len(b.Entries))
+	fmt.Fprintf(out, "league %s period %s board %s: %s\n", b.League, b.Period.ID(), b.ID, words.Count(len(b.Entries), "player"))
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "rank\tplayer\tname\tscore\tzone")
 	for _, en := range b.Entries {
@@ -70,7 +72,9 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 	if *id == "" || *pid == "" {
 		return usageError{fmt.Errorf("player: -league and -player are required")}
 	}
-	if *limit < 0 || *limit > config.MaxHistoryLimit {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "history" })
+	if given && (*limit < 1 || *limit > config.MaxHistoryLimit) {
 		return usageError{fmt.Errorf("player: -history %d is outside 1..%d", *limit, config.MaxHistoryLimit)}
 	}
 	e, err := open(ctx, *path, true)
