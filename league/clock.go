@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Redis's clock decides which period a call lands in: the scripts read
@@ -32,18 +34,27 @@ func (e *Engine) now() time.Time {
 	return t.Add(time.Duration(e.skew.Load()) * time.Millisecond)
 }
 
-// syncClock sets the skew from Redis's TIME, read halfway through the round
-// trip. A failed or slow read (over 100 ms) changes nothing: the next call
-// past clockSync tries again, and WrongPeriod replies still correct it.
+// syncClock sets the skew from Redis's TIME, taken as read halfway through
+// the round trip (off by at most half of it). On Redis Cluster it asks the
+// node of the engine's first league, whose clock its scripts read (a
+// keyless TIME would go to any node). A failed read, or one slower than a
+// second (a pause, not the link), changes nothing: the next call past
+// clockSync tries again, and WrongPeriod replies still correct the skew.
 func (e *Engine) syncClock(ctx context.Context) {
 	if e.clock != nil {
 		return
 	}
+	var node redis.Cmdable = e.rdb
+	if len(e.ids) > 0 {
+		if n, err := e.leagueNode(ctx, e.leagues[e.ids[0]]); err == nil {
+			node = n
+		}
+	}
 	sent := time.Now()
-	redisNow, err := e.rdb.Time(ctx).Result()
+	redisNow, err := node.Time(ctx).Result()
 	back := time.Now()
 	e.synced.Store(back.UnixNano())
-	if err != nil || back.Sub(sent) > 100*time.Millisecond {
+	if err != nil || back.Sub(sent) > time.Second {
 		return
 	}
 	e.skew.Store(redisNow.Sub(sent.Add(back.Sub(sent) / 2)).Milliseconds())

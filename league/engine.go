@@ -159,6 +159,7 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 		e.ids = append(e.ids, lv.ID)
 	}
 	sort.Strings(e.ids)
+	e.syncClock(ctx)
 	return e, nil
 }
 
@@ -183,7 +184,6 @@ func newEngine(ctx context.Context, rdb redis.UniversalClient, opts []Option) (*
 		return nil, internal("load scripts", err)
 	}
 	e.warnIfEvicting(ctx)
-	e.syncClock(ctx)
 	return e, nil
 }
 

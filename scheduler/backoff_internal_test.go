@@ -46,3 +46,15 @@ func TestRetryWaitCappedAtThePoll(t *testing.T) {
 		}
 	}
 }
+
+// TestAttemptTimeoutKeepsItsDefault: a bound of 0 or less would fail every
+// attempt at once; it keeps the default instead.
+func TestAttemptTimeoutKeepsItsDefault(t *testing.T) {
+	for _, d := range []time.Duration{0, -time.Second} {
+		s := &Scheduler{attempt: attemptTimeout}
+		WithAttemptTimeout(d)(s)
+		if s.attempt != attemptTimeout {
+			t.Errorf("WithAttemptTimeout(%v): %v, want the default %v", d, s.attempt, attemptTimeout)
+		}
+	}
+}

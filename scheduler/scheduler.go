@@ -69,8 +69,14 @@ func WithRegistry(r prometheus.Registerer) Option {
 func WithProgress(fn func(Progress)) Option { return func(s *Scheduler) { s.onStep = fn } }
 
 // WithAttemptTimeout bounds one attempt at settling a league's periods
-// (default 15 minutes; see attemptTimeout).
-func WithAttemptTimeout(d time.Duration) Option { return func(s *Scheduler) { s.attempt = d } }
+// (default 15 minutes; see attemptTimeout). 0 or less keeps the default.
+func WithAttemptTimeout(d time.Duration) Option {
+	return func(s *Scheduler) {
+		if d > 0 {
+			s.attempt = d
+		}
+	}
+}
 
 // WithFault makes step fail when fn returns an error: tests use it to kill a
 // settlement at each step and check that a re-run completes it.
