@@ -12,6 +12,7 @@ import (
 	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/internal/connect"
 	"github.com/league-engine/league/internal/words"
+	"github.com/league-engine/league/league"
 )
 
 // configCheck validates a config file and prints what each league will do.
@@ -32,10 +33,15 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 		cur := l.Schedule.At(now)
 		fmt.Fprintf(w, "league %s\n", l.ID)
 		fmt.Fprintf(w, "  schedule\t%s (current period %s, ends %s)\n", l.Schedule.Spec, cur.ID(), cur.End.Format(time.RFC3339))
+		fmt.Fprintf(w, "  periods\t%s\n", lengths(l.Schedule, cur))
 		fmt.Fprintf(w, "  boards\t%s, tie break %s, operator %s\n", words.Count(l.BoardSize, "player"), l.TieBreak, l.Operator)
 		fmt.Fprintf(w, "  score bits\t%d score + %d time + %d slot = %d of 53; exact up to %d, max_score %d\n",
 			pk.ScoreBits, pk.TimeBits, pk.SlotBits, pk.ScoreBits+pk.TimeBits+pk.SlotBits, pk.MaxExact, l.MaxScore)
-		fmt.Fprintf(w, "  retention\t%v, idempotency window %v, decay after %s\n", l.Retention, l.IdempotencyWindow, words.Count(l.DecayAfter, "period"))
+		decay := "no decay"
+		if l.DecayAfter > 0 {
+			decay = "decay after " + words.Count(l.DecayAfter, "period")
+		}
+		fmt.Fprintf(w, "  retention\t%v, idempotency window %v, %s\n", l.Retention, l.IdempotencyWindow, decay)
 		for i := l.Ladder.Len() - 1; i >= 0; i-- {
 			t := l.Ladder.Tier(i)
 			p, d := l.Ladder.Counts(i, l.BoardSize)
@@ -65,4 +71,20 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "%s: ok\n", *path)
 	return nil
+}
+
+// lengths describes how long the next 1,000 periods from p are: one
+// length, or the shortest and longest. A cron schedule fires at clock
+// times, not at an interval: */25 in the seconds field gives periods of
+// 25, 25 and 10 s every minute, which is easy to miss.
+func lengths(s *league.Schedule, p league.Period) string {
+	shortest, longest := p.End.Sub(p.Start), p.End.Sub(p.Start)
+	for range 1000 {
+		p = s.Following(p)
+		shortest, longest = min(shortest, p.End.Sub(p.Start)), max(longest, p.End.Sub(p.Start))
+	}
+	if shortest == longest {
+		return "every one " + shortest.String() + " long"
+	}
+	return fmt.Sprintf("from %v to %v long: the schedule fires at clock times, not at a fixed interval", shortest, longest)
 }

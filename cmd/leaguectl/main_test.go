@@ -23,10 +23,19 @@ func TestConfigCheck(t *testing.T) {
 	if err := run(context.Background(), []string{"config", "check", "-config", "../../config.yaml"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"league weekly", "league blitz", "score bits", "tier diamond", "min scores 0 to climb, 1 for a reward", "config.yaml: ok"} {
+	for _, want := range []string{"league weekly", "league blitz", "score bits", "tier diamond", "min scores 0 to climb, 1 for a reward",
+		"every one 168h0m0s long", "no decay", "decay after 3 periods", "config.yaml: ok"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+	// Periods of a schedule that fires at clock times differ in length.
+	uneven := filepath.Join(t.TempDir(), "uneven.yaml")
+	os.WriteFile(uneven, []byte("leagues:\n  - id: x\n    schedule: \"*/25 * * * * *\"\n    tiers: [{id: a}]\n"), 0o600)
+	out.Reset()
+	testsvc.Must(t, run(context.Background(), []string{"config", "check", "-config", uneven}, &out), "config check")
+	if !strings.Contains(out.String(), "from 10s to 25s long") {
+		t.Errorf("*/25 seconds: output lacks the uneven lengths:\n%s", out.String())
 	}
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("leagues:\n  - id: x\n    schedule: \"0 0 * * MON\"\n    tiers: [{id: a, promote: 1.5}]\n"), 0o600)
