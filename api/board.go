@@ -32,7 +32,7 @@ func (s *Server) board(r *http.Request) (reply, error) {
 }
 
 // boardReply is
-// {"league","period","board","tier","entries":[{"rank","player_id","name","avatar","score","zone"}]}.
+// {"league","period","period_end","board","tier","entries":[{"rank","player_id","name","avatar","score","zone"}]}.
 type boardReply struct{ b league.Board }
 
 func (br boardReply) appendJSON(b []byte) ([]byte, error) {
@@ -40,6 +40,7 @@ func (br boardReply) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	b = appendStringField(b, "league", bd.League, true)
 	b = appendStringField(b, "period", bd.Period.ID(), false)
+	b = appendStringField(b, "period_end", rfc3339(bd.Period.End), false)
 	b = appendStringField(b, "board", bd.ID.String(), false)
 	b = appendStringField(b, "tier", bd.ID.Tier, false)
 	b = append(b, `,"entries":[`...)

@@ -95,17 +95,18 @@ func TestBoardReplyMatchesEncodingJSON(t *testing.T) {
 		Zone     string `json:"zone"`
 	}
 	type shape struct {
-		League  string  `json:"league"`
-		Period  string  `json:"period"`
-		Board   string  `json:"board"`
-		Tier    string  `json:"tier"`
-		Entries []entry `json:"entries"`
+		League    string  `json:"league"`
+		Period    string  `json:"period"`
+		PeriodEnd string  `json:"period_end"`
+		Board     string  `json:"board"`
+		Tier      string  `json:"tier"`
+		Entries   []entry `json:"entries"`
 	}
 	b := league.Board{League: "weekly", Period: testPeriod, ID: league.BoardID{Tier: "silver", N: 12}, Entries: []league.Entry{
 		{Rank: 1, Player: "p1", Name: "Ann <3", Avatar: "cat", Score: 99, Zone: tiers.Promote},
 		{Rank: 2, Player: "p2", Name: "Bo \"B\"", Score: 0, Zone: tiers.Demote},
 	}}
-	want := shape{League: "weekly", Period: testPeriod.ID(), Board: "silver-12", Tier: "silver", Entries: []entry{}}
+	want := shape{League: "weekly", Period: testPeriod.ID(), PeriodEnd: testPeriod.End.UTC().Format(time.RFC3339), Board: "silver-12", Tier: "silver", Entries: []entry{}}
 	for _, e := range b.Entries {
 		want.Entries = append(want.Entries, entry{e.Rank, e.Player, e.Name, e.Avatar, e.Score, e.Zone.String()})
 	}

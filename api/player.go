@@ -17,6 +17,7 @@ type standingBody struct {
 	League    string  `json:"league"`
 	PlayerID  string  `json:"player_id"`
 	Period    string  `json:"period"`
+	PeriodEnd string  `json:"period_end"`
 	Joined    bool    `json:"joined"`
 	Tier      string  `json:"tier"`
 	Board     *string `json:"board"`
@@ -29,7 +30,7 @@ type standingBody struct {
 
 func newStandingBody(st league.Standing) standingBody {
 	b := standingBody{
-		League: st.League, PlayerID: st.Player, Period: st.Period.ID(), Joined: st.Joined, Tier: st.Tier,
+		League: st.League, PlayerID: st.Player, Period: st.Period.ID(), PeriodEnd: rfc3339(st.Period.End), Joined: st.Joined, Tier: st.Tier,
 		Rank: st.Rank, Score: st.Score, BoardSize: st.BoardSize, Gap: st.Gap,
 	}
 	if st.Joined {
