@@ -260,13 +260,19 @@ func TestPeriodKeepsItsScoreOperator(t *testing.T) {
 			t.Fatalf("scores in a period first joined under set: %v, want 50 3 2 (every write replaces)", got)
 		}
 
-		// Settled and forgotten, a period leaves no operator behind.
+		// Settled and forgotten, a period leaves no operator behind, nor
+		// does one before it an older version settled (it kept the field).
+		meta := f.ns + ":{weekly}:meta"
+		stale := "op:" + strconv.FormatInt(week.Start.Unix()-7*86400, 10)
+		testsvc.Must(t, f.rdb.HSet(f.ctx, meta, stale, "incr").Err(), "an older version's leftover")
 		f.clock.After(f.period().End)
 		f.settle(week)
 		testsvc.Must(t, f.engine.Forget(f.ctx, "weekly", week), "Forget")
-		field := "op:" + strconv.FormatInt(week.Start.Unix(), 10)
-		if f.rdb.HExists(f.ctx, f.ns+":{weekly}:meta", field).Val() {
-			t.Errorf("meta keeps %s after the period was settled", field)
+		next := "op:" + strconv.FormatInt(week.End.Unix(), 10)
+		for field, want := range map[string]bool{"op:" + strconv.FormatInt(week.Start.Unix(), 10): false, stale: false, next: true} {
+			if got := f.rdb.HExists(f.ctx, meta, field).Val(); got != want {
+				t.Errorf("after the week was forgotten, meta has %s: %v, want %v", field, got, want)
+			}
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -324,9 +325,23 @@ func (e *Engine) Forget(ctx context.Context, leagueID string, p Period) error {
 	if err != nil {
 		return err
 	}
+	// The operators of this period and of any before it: an older version
+	// settling a period leaves its op: field behind.
+	fields, err := e.rdb.HKeys(ctx, lv.keys.meta()).Result()
+	if err != nil {
+		return internal("forget", err)
+	}
+	old := []string{opField(p.Start.Unix())}
+	for _, f := range fields {
+		if start, ok := strings.CutPrefix(f, "op:"); ok && f != old[0] {
+			if n, err := strconv.ParseInt(start, 10, 64); err == nil && n < p.Start.Unix() {
+				old = append(old, f)
+			}
+		}
+	}
 	pipe := e.rdb.Pipeline()
 	pipe.ZRem(ctx, lv.keys.periods(), p.Start.Unix())
-	pipe.HDel(ctx, lv.keys.meta(), opField(p.Start.Unix()))
+	pipe.HDel(ctx, lv.keys.meta(), old...)
 	_, err = pipe.Exec(ctx)
 	return internal("forget", err)
 }
