@@ -39,24 +39,26 @@ func newPacking(l *League) (Packing, error) {
 		units := (longest.Milliseconds() + p.Unit - 1) / p.Unit
 		p.TimeBits = uint(bits.Len64(uint64(units)))
 	}
-	used := p.SlotBits + p.TimeBits
-	if used >= ExactBits-1 {
+	if p.SlotBits+p.TimeBits >= ExactBits-1 {
 		return p, fmt.Errorf("tie_break: %s leaves no bits for the score", p.Describe())
 	}
-	p.ScoreBits = ExactBits - used
+	return p.withTimeBits(p.TimeBits), nil
+}
+
+// withTimeBits returns p with bits time bits and the rest of the exact bits
+// for the score.
+func (p Packing) withTimeBits(bits uint) Packing {
+	p.TimeBits = bits
+	p.ScoreBits = ExactBits - p.SlotBits - p.TimeBits
 	p.MaxExact = int64(1)<<p.ScoreBits - 1
-	return p, nil
+	return p
 }
 
 // withFewerTimeBits returns p with fewer time bits (and as many more score
 // bits) for which match holds, the most such first; false when none does.
 func (p Packing) withFewerTimeBits(match func(Packing) bool) (Packing, bool) {
-	for bits := int(p.TimeBits) - 1; bits >= 1; bits-- {
-		q := p
-		q.TimeBits = uint(bits)
-		q.ScoreBits = ExactBits - q.SlotBits - q.TimeBits
-		q.MaxExact = int64(1)<<q.ScoreBits - 1
-		if match(q) {
+	for bits := p.TimeBits; bits > 1; bits-- {
+		if q := p.withTimeBits(bits - 1); match(q) {
 			return q, true
 		}
 	}

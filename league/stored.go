@@ -32,11 +32,9 @@ import (
 // check (it reads the standings in the Store); players of the current and
 // unsettled periods are only in Redis, so they are checked here.
 
-// layout is what decides where a league's players sit and how their scores
-// are packed: stored in the league's meta hash by the first Open.
-func layout(l *League) string { return layoutOf(l, l.Packing()) }
-
-// layoutOf is the layout of league l under packing p.
+// layoutOf is what decides where a league's players sit and how their
+// scores are packed, under packing p: stored in the league's meta hash by
+// the first Open.
 func layoutOf(l *League, p Packing) string {
 	s := fmt.Sprintf("board_size=%d slot_bits=%d", l.BoardSize, p.SlotBits)
 	if p.TimeBits > 0 {
