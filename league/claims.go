@@ -44,33 +44,29 @@ func (e *Engine) ReadClaims(ctx context.Context, leagueID, consumer string, coun
 	if err != nil && !redis.HasErrorPrefix(err, "BUSYGROUP") {
 		return nil, internal("claims", err)
 	}
-	own, err := e.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: claimsGroup, Consumer: consumer, Streams: []string{stream, "0"}, Count: int64(count), Block: -1,
-	}).Result()
-	if err != nil && err != redis.Nil {
-		return nil, internal("claims", err)
-	}
-	var msgs []redis.XMessage
-	for _, s := range own {
-		msgs = append(msgs, s.Messages...)
-	}
-	if len(msgs) == 0 {
-		if msgs, _, err = e.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-			Stream: stream, Group: claimsGroup, Consumer: consumer, MinIdle: time.Minute, Start: "0-0", Count: int64(count),
-		}).Result(); err != nil && err != redis.Nil {
-			return nil, internal("claims", err)
-		}
-	}
-	if len(msgs) == 0 {
+	// from "0": this consumer's pending entries, at once; from ">": new
+	// ones, waiting up to block.
+	read := func(from string, block time.Duration) ([]redis.XMessage, error) {
 		res, err := e.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-			Group: claimsGroup, Consumer: consumer, Streams: []string{stream, ">"}, Count: int64(count), Block: block,
+			Group: claimsGroup, Consumer: consumer, Streams: []string{stream, from}, Count: int64(count), Block: block,
 		}).Result()
-		if err != nil && err != redis.Nil {
-			return nil, internal("claims", err)
-		}
+		var msgs []redis.XMessage
 		for _, s := range res {
 			msgs = append(msgs, s.Messages...)
 		}
+		return msgs, err
+	}
+	msgs, err := read("0", -1)
+	if len(msgs) == 0 && (err == nil || err == redis.Nil) {
+		msgs, _, err = e.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+			Stream: stream, Group: claimsGroup, Consumer: consumer, MinIdle: time.Minute, Start: "0-0", Count: int64(count),
+		}).Result()
+	}
+	if len(msgs) == 0 && (err == nil || err == redis.Nil) {
+		msgs, err = read(">", block)
+	}
+	if err != nil && err != redis.Nil {
+		return nil, internal("claims", err)
 	}
 	out := make([]Claim, 0, len(msgs))
 	var empty []Claim
