@@ -67,9 +67,14 @@ func (f *fixture) openWith(ts []tiers.Tier, entry string) *league.Engine {
 	f.tb.Helper()
 	ladder, err := tiers.NewLadder(ts)
 	testsvc.Must(f.tb, err, "NewLadder")
-	e, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(f.tb, func(l *league.League) {
-		l.Ladder, l.EntryTier = ladder, entry
-	})}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+	return f.openReplica(func(l *league.League) { l.Ladder, l.EntryTier = ladder, entry })
+}
+
+// openReplica opens another process's engine on f's league, its config
+// edited by edit.
+func (f *fixture) openReplica(edit func(*league.League)) *league.Engine {
+	f.tb.Helper()
+	e, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(f.tb, edit)}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
 	testsvc.Must(f.tb, err, "Open another process")
 	return e
 }
@@ -237,9 +242,7 @@ func TestScoreRefusedForAnyTierTheConfigLacks(t *testing.T) {
 func TestPeriodKeepsItsScoreOperator(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
 		f := newFixture(t, b) // incr
-		setter, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(l *league.League) { l.Operator = league.Set })},
-			league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
-		testsvc.Must(t, err, "Open the replica with score_operator set")
+		setter := f.openReplica(func(l *league.League) { l.Operator = league.Set })
 		write := func(e *league.Engine, v int64) int64 {
 			t.Helper()
 			r, err := e.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: v})
@@ -254,7 +257,7 @@ func TestPeriodKeepsItsScoreOperator(t *testing.T) {
 		}
 
 		f.clock.After(week.End)
-		_, err = setter.Join(f.ctx, "weekly", league.JoinRequest{Player: "a", Name: "a"}) // the set process joins first
+		_, err := setter.Join(f.ctx, "weekly", league.JoinRequest{Player: "a", Name: "a"}) // the set process joins first
 		testsvc.Must(t, err, "Join")
 		if got := []int64{write(f.engine, 50), write(setter, 3), write(f.engine, 2)}; !reflect.DeepEqual(got, []int64{50, 3, 2}) {
 			t.Fatalf("scores in a period first joined under set: %v, want 50 3 2 (every write replaces)", got)
@@ -283,9 +286,7 @@ func TestPeriodKeepsItsScoreOperator(t *testing.T) {
 func TestPeriodBegunWithoutAnOperator(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
 		f := newFixture(t, b) // incr
-		setter, err := league.Open(f.ctx, f.rdb, []*league.League{testLeague(t, func(l *league.League) { l.Operator = league.Set })},
-			league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
-		testsvc.Must(t, err, "Open the replica with score_operator set")
+		setter := f.openReplica(func(l *league.League) { l.Operator = league.Set })
 		week := f.period()
 		f.join("a")
 		testsvc.Must(t, f.rdb.HDel(f.ctx, f.ns+":{weekly}:meta", "op:"+strconv.FormatInt(week.Start.Unix(), 10)).Err(), "as an older version left it")

@@ -3,10 +3,10 @@ package scheduler_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -234,22 +234,9 @@ func TestSettlementFailureCountedWhenRedisIsDown(t *testing.T) {
 	if _, err := s.SettleNow(context.Background(), "weekly", time.Time{}); league.ErrorCode(err) != league.Unavailable {
 		t.Fatalf("SettleNow with Redis down: %v, want unavailable", err)
 	}
-	families, err := reg.Gather()
-	testsvc.Must(t, err, "Gather")
-	var failures []string
-	for _, fam := range families {
-		if fam.GetName() == "league_settlement_failures_total" {
-			for _, m := range fam.GetMetric() {
-				f := ""
-				for _, l := range m.GetLabel() {
-					f += l.GetName() + "=" + l.GetValue() + " "
-				}
-				failures = append(failures, fmt.Sprint(f, m.GetCounter().GetValue()))
-			}
-		}
-	}
-	if want := "cause=unavailable league=weekly 1"; len(failures) != 1 || failures[0] != want {
-		t.Errorf("settlement failures %q, want %s", failures, want)
+	failures := seriesOf(t, reg, "league_settlement_failures_total")
+	if want := map[string]float64{"cause=unavailable league=weekly": 1}; !reflect.DeepEqual(failures, want) {
+		t.Errorf("settlement failures %v, want %v", failures, want)
 	}
 }
 
@@ -308,21 +295,37 @@ func TestAttemptBoundedWhenTheStoreHangs(t *testing.T) {
 	})
 }
 
+// seriesOf returns the series of the counter or gauge name in reg, keyed
+// by their labels ("cause=unavailable league=weekly").
+func seriesOf(t *testing.T, reg *prometheus.Registry, name string) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	testsvc.Must(t, err, "Gather")
+	out := map[string]float64{}
+	for _, fam := range families {
+		if fam.GetName() != name {
+			continue
+		}
+		for _, m := range fam.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			out[strings.Join(labels, " ")] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return out
+}
+
 // gaugeOf returns the value of the gauge name of league weekly in reg,
 // failing when the series does not exist.
 func gaugeOf(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	t.Helper()
-	families, err := reg.Gather()
-	testsvc.Must(t, err, "Gather")
-	for _, fam := range families {
-		for _, m := range fam.GetMetric() {
-			if fam.GetName() == name && len(m.GetLabel()) == 1 && m.GetLabel()[0].GetValue() == "weekly" {
-				return m.GetGauge().GetValue()
-			}
-		}
+	v, ok := seriesOf(t, reg, name)["league=weekly"]
+	if !ok {
+		t.Fatalf("no series %s{league=\"weekly\"}", name)
 	}
-	t.Fatalf("no series %s{league=\"weekly\"}", name)
-	return 0
+	return v
 }
 
 // beginHook is a store that runs a function as a settlement begins.
@@ -351,12 +354,8 @@ func TestNotEndedIsNoFailure(t *testing.T) {
 		if _, err := f.scheduler(scheduler.WithRegistry(reg)).SettleNow(f.ctx, "weekly", time.Time{}); !errors.Is(err, league.ErrNotEnded) {
 			t.Fatalf("SettleNow before Redis's clock left the period: %v, want not ended", err)
 		}
-		families, err := reg.Gather()
-		testsvc.Must(t, err, "Gather")
-		for _, fam := range families {
-			if fam.GetName() == "league_settlement_failures_total" {
-				t.Errorf("counted as a failed settlement: %v", fam.GetMetric())
-			}
+		if failures := seriesOf(t, reg, "league_settlement_failures_total"); len(failures) != 0 {
+			t.Errorf("counted as a failed settlement: %v", failures)
 		}
 		if st, err := healthy.Settlement(f.ctx, "weekly", week.Start); err == nil && st.LastError != "" {
 			t.Errorf("recorded as a failure: %q", st.LastError)
