@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/league-engine/league/inmem"
@@ -25,13 +24,12 @@ import (
 // restart). close releases it.
 func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.UniversalClient, embedded bool, close func(), err error) {
 	if url == "" {
-		m, err := miniredis.Run()
+		c, stop, err := startEmbedded()
 		if err != nil {
-			return nil, false, nil, fmt.Errorf("start embedded redis: %w", err)
+			return nil, false, nil, err
 		}
-		c := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1}) // as below: each command sent once
 		log.Warn("REDIS_URL is not set: live boards are in an in-process Redis (miniredis); NOTHING SURVIVES A RESTART")
-		return c, true, func() { c.Close(); m.Close() }, nil
+		return c, true, stop, nil
 	}
 	if err := checkDatabase(url); err != nil {
 		return nil, false, nil, err

@@ -1,0 +1,57 @@
+package connect
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+)
+
+// expireEvery is how often the embedded Redis lets time to live run out.
+// miniredis only counts a key's TTL down when told (FastForward), and each
+// telling walks every key, so a key expires up to this much late: never
+// early, which is the safe side for both TTLs the engine sets (request ids
+// remembered for the idempotency window, settled boards kept for the
+// retention).
+const expireEvery = time.Second
+
+// startEmbedded starts an in-process miniredis whose keys expire as a real
+// Redis's do (within expireEvery), and a client of it. stop stops both.
+func startEmbedded() (c *redis.Client, stop func(), err error) {
+	m, err := miniredis.Run()
+	if err != nil {
+		return nil, nil, fmt.Errorf("start embedded redis: %w", err)
+	}
+	c = redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1}) // as in Redis: each command sent once
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		expire(m, time.NewTicker(expireEvery), done)
+	}()
+	return c, func() {
+		close(done)
+		wg.Wait()
+		c.Close()
+		m.Close()
+	}, nil
+}
+
+// expire counts m's TTLs down by the time that passed at each tick, until
+// done closes.
+func expire(m *miniredis.Miniredis, t *time.Ticker, done <-chan struct{}) {
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			m.FastForward(now.Sub(last))
+			last = now
+		}
+	}
+}
