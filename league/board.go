@@ -300,6 +300,13 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 		return Standing{}, lv.unknownTier(player, tier)
 	}
 	board, _ := placement(rec.n, lv.BoardSize)
+	if look.rank < 1 {
+		// A join writes the record and the board entry together, and the
+		// running period's board does not expire: Redis lost it (evicted,
+		// deleted by hand). Rank 0 of a board of 0 would be made up.
+		return Standing{}, internal("standing", fmt.Errorf("player %q joined period %s but is not on their board %s-%d",
+			player, p.ID(), lv.Ladder.Tier(idx).ID, board))
+	}
 	s.Joined, s.Tier = true, lv.Ladder.Tier(idx).ID
 	s.Board = BoardID{Tier: s.Tier, N: board}
 	s.Rank, s.Score, s.BoardSize = look.rank, look.score, look.size

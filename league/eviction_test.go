@@ -3,6 +3,7 @@ package league_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -49,5 +50,21 @@ func TestWarnsWhenRedisMayEvict(t *testing.T) {
 	testsvc.Must(t, err, "Open on miniredis")
 	if strings.Contains(log.String(), "evict") {
 		t.Errorf("miniredis: %s", log.String())
+	}
+}
+
+// TestStandingOffALostBoard: a player of the running period whose board
+// Redis lost (evicted under an allkeys policy, deleted by hand) has no
+// standing to show; the read says so instead of rank 0 of a board of 0 in
+// the promotion zone.
+func TestStandingOffALostBoard(t *testing.T) {
+	f := newFixture(t, testsvc.Backends[0])
+	f.join("p1")
+	boards, err := f.rdb.Keys(f.ctx, f.ns+":{weekly}:b:*").Result()
+	testsvc.Must(t, err, "KEYS")
+	testsvc.Must(t, f.rdb.Del(f.ctx, boards...).Err(), "DEL the board")
+	st, err := f.engine.Standing(f.ctx, "weekly", "p1")
+	if league.ErrorCode(err) != league.Internal || !strings.Contains(fmt.Sprint(err), "not on their board bronze-1") {
+		t.Fatalf("standing %+v, %v; want an internal error naming the board", st, err)
 	}
 }

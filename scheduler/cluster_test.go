@@ -7,9 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -98,7 +95,7 @@ func TestRedisCluster(t *testing.T) {
 func TestRedisClusterStalledWriteNeverSentTwice(t *testing.T) {
 	rdb := clusterClient(t, func(o *redis.ClusterOptions) { o.ReadTimeout = 200 * time.Millisecond })
 	ctx := context.Background()
-	e, l, _ := openOnCluster(t, rdb, "stall", 0)
+	e, l, _, _ := openOnCluster(t, rdb, "stall", 0)
 	_, err := e.Join(ctx, l.ID, league.JoinRequest{Player: "p1", Name: "p1"})
 	testsvc.Must(t, err, "Join")
 
@@ -141,7 +138,7 @@ func TestRedisClusterBrokenConnectionNeverResendsAWrite(t *testing.T) {
 		}
 	})
 	ctx := context.Background()
-	e, l, _ := openOnCluster(t, rdb, "broken", 0)
+	e, l, _, _ := openOnCluster(t, rdb, "broken", 0)
 	_, err := e.Join(ctx, l.ID, league.JoinRequest{Player: "p1", Name: "p1"})
 	testsvc.Must(t, err, "Join")
 
@@ -183,105 +180,6 @@ func (c *breakingConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// TestRedisClusterSlotMigration: while Redis Cluster migrates a league's
-// slot, a key the scripts find but do not declare (a board) may have moved
-// already. A write that meets one is unavailable (retry), not an internal
-// error; so is a join, whether Redis redirects it before the script runs
-// (some of its declared keys do not exist yet) or the script itself meets
-// the moved board, and neither leaves anything written; once the migration
-// is done, both succeed on the slot's new node.
-func TestRedisClusterSlotMigration(t *testing.T) {
-	rdb := clusterClient(t, nil)
-	ctx := context.Background()
-	e, l, ns := openOnCluster(t, rdb, "migrating", 1)
-	for _, p := range []string{"p1", "p2"} {
-		_, err := e.Join(ctx, l.ID, league.JoinRequest{Player: p, Name: p})
-		testsvc.Must(t, err, "Join %s", p)
-	}
-	tag := "{" + l.ID + "}"
-	slot := rdb.ClusterKeySlot(ctx, tag).Val()
-	src, err := rdb.MasterForKey(ctx, tag)
-	testsvc.Must(t, err, "the league's node")
-	var dst *redis.Client
-	var mu sync.Mutex // ForEachMaster calls its function concurrently
-	rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if m.Options().Addr != src.Options().Addr {
-			dst = m
-		}
-		return nil
-	})
-	srcID, dstID := src.Do(ctx, "cluster", "myid").Val(), dst.Do(ctx, "cluster", "myid").Val()
-	boards, err := src.Keys(ctx, ns+":"+tag+":b:*").Result()
-	testsvc.Must(t, err, "KEYS")
-	if len(boards) != 1 {
-		t.Fatalf("boards %v, want one", boards)
-	}
-	counters, err := src.Keys(ctx, ns+":"+tag+":c:*").Result()
-	testsvc.Must(t, err, "KEYS")
-	// A league that has run a while holds every key a join declares (one
-	// bucket here, so p3's record bucket is p1's): Redis runs p3's join on
-	// the old node, and the script meets the moved board.
-	prefix := ns + ":" + tag + ":"
-	q := strings.TrimPrefix(counters[0], prefix+"c:")
-	earlier := strconv.FormatInt(monday.Add(-7*24*time.Hour).Unix(), 10)
-	testsvc.Must(t, src.HSet(ctx, prefix+"w:0", "ghost", earlier+"|c|"+q).Err(), "a claimed reward")
-	testsvc.Must(t, src.HSet(ctx, prefix+"k:"+q, "ghost", earlier+"|[]").Err(), "a claim")
-	testsvc.Must(t, src.XAdd(ctx, &redis.XAddArgs{Stream: prefix + "x", Values: []any{"player", "ghost"}}).Err(), "the claims stream")
-	testsvc.Must(t, src.ZAdd(ctx, prefix+"played", redis.Z{Score: 0, Member: q}).Err(), "played")
-	host, port, _ := net.SplitHostPort(dst.Options().Addr)
-	testsvc.Must(t, dst.Do(ctx, "cluster", "setslot", slot, "importing", srcID).Err(), "IMPORTING")
-	testsvc.Must(t, src.Do(ctx, "cluster", "setslot", slot, "migrating", dstID).Err(), "MIGRATING")
-	// Whatever happens, the migration is finished: the rest of the slot's
-	// keys move, and every master learns the slot's new owner.
-	var once sync.Once
-	finish := func() {
-		once.Do(func() {
-			keys, _ := src.ClusterGetKeysInSlot(ctx, int(slot), 1000).Result()
-			for _, k := range keys {
-				src.Do(ctx, "migrate", host, port, k, 0, 5000)
-			}
-			rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-				return m.Do(ctx, "cluster", "setslot", slot, "node", dstID).Err()
-			})
-		})
-	}
-	t.Cleanup(finish)
-	testsvc.Must(t, src.Do(ctx, "migrate", host, port, boards[0], 0, 5000).Err(), "MIGRATE the board")
-
-	_, wrote := e.Score(ctx, l.ID, league.ScoreWrite{Player: "p1", Value: 1})
-	_, ran := e.Join(ctx, l.ID, league.JoinRequest{Player: "p3", Name: "p3"})
-	if ran == nil || !strings.Contains(ran.Error(), "non local key") {
-		t.Errorf("the join with every declared key in place: %v, want the script's refusal of the moved board", ran)
-	}
-	// With one of its declared keys moved too, Redis refuses the join
-	// before the script runs.
-	testsvc.Must(t, src.Do(ctx, "migrate", host, port, prefix+"played", 0, 5000).Err(), "MIGRATE played")
-	_, redirected := e.Join(ctx, l.ID, league.JoinRequest{Player: "p3", Name: "p3"})
-	for what, err := range map[string]error{"write": wrote, "join whose script ran": ran, "join Redis redirects": redirected} {
-		if league.ErrorCode(err) != league.Unavailable {
-			t.Errorf("a %s meeting a moved board: %v, want unavailable", what, err)
-		}
-	}
-	if n := src.HGet(ctx, counters[0], "0").Val(); n != "2" {
-		t.Errorf("placement counter %q after the refused joins, want 2", n)
-	}
-
-	// Once the migration is done, the engine follows the slot.
-	finish()
-	r, err := e.Score(ctx, l.ID, league.ScoreWrite{Player: "p1", Value: 1})
-	testsvc.Must(t, err, "Score after the migration")
-	if r.Score != 1 {
-		t.Errorf("score %d after one applied write, want 1", r.Score)
-	}
-	p, err := e.Join(ctx, l.ID, league.JoinRequest{Player: "p3", Name: "p3"})
-	testsvc.Must(t, err, "Join after the migration")
-	if p.Slot != 3 {
-		t.Errorf("p3 in slot %d, want 3: the refused join took a slot", p.Slot)
-	}
-}
-
 // busyScript runs for ARGV[1] microseconds.
 const busyScript = `local t = redis.call('TIME')
 local start = t[1] * 1000000 + t[2]
@@ -289,9 +187,9 @@ repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= tonumber(AR
 return 0`
 
 // openOnCluster opens an engine on rdb for one weekly league, in a
-// namespace of its own that is deleted from every master afterwards, its
-// clock an hour into the week of monday; buckets > 0 sets the league's.
-func openOnCluster(t *testing.T, rdb *redis.ClusterClient, id string, buckets int) (*league.Engine, *league.League, string) {
+// namespace of its own that is deleted from every master afterwards, on a
+// clock set an hour into the week of monday; buckets > 0 sets the league's.
+func openOnCluster(t *testing.T, rdb *redis.ClusterClient, id string, buckets int) (*league.Engine, *league.League, string, *testsvc.Clock) {
 	ctx := context.Background()
 	ns := testsvc.Namespace(t)
 	c := &testsvc.Clock{}
@@ -307,7 +205,7 @@ func openOnCluster(t *testing.T, rdb *redis.ClusterClient, id string, buckets in
 			return testsvc.DeleteNamespace(ctx, m, ns)
 		})
 	})
-	return e, l, ns
+	return e, l, ns, c
 }
 
 // clusterClient is a client of REDIS_CLUSTER_URL, edited by edit.

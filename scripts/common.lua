@@ -39,6 +39,21 @@ local function names_key(prefix, s, t, b)
   return prefix .. 'i:' .. s .. ':' .. t .. ':' .. b
 end
 
+--- here
+-- here(key, ...): how many of the keys exist; and, while Redis Cluster
+-- migrates the league's slot, the script fails here, before it writes, if
+-- any of them is on the other node. Pass a key the script found (a board,
+-- names, another period's counters: not in KEYS) with one of its KEYS.
+-- Alone, a key missing on the slot's new node is looked up there without
+-- complaint (the client asked with ASKING), though it may still be on the
+-- old one: a read would see nothing, and a write would make a second copy
+-- that stops the migration (BUSYKEY). With a declared key, which is on
+-- this node since Redis ran the script, the lookup names several keys,
+-- which Redis refuses on a migrating or importing slot while any is missing.
+local function here(...)
+  return redis.call('EXISTS', ...)
+end
+
 --- int
 -- Scores reach 2^53, past what %.14g prints exactly; %.0f prints them all.
 local function int(x)

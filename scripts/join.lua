@@ -52,7 +52,7 @@
 --   {11}                   the league's epoch is not ARGV[18]: Redis lost the data the
 --                          caller opened (or a restore replaced it); nothing written
 --
--- uses: NO_TIER rec_decode rec_encode board_key names_key counters_key now_ms tie_bits
+-- uses: NO_TIER rec_decode rec_encode board_key names_key counters_key here now_ms tie_bits
 
 local now = now_ms(ARGV[1])
 local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -78,7 +78,9 @@ if rec then
   if s == qs then
     -- A retry or a racing duplicate: the first placement stands. The cached
     -- name and avatar follow the latest join.
-    redis.call('HSET', names_key(prefix, qs, t, math.ceil(n / size)), player, profile)
+    local nk = names_key(prefix, qs, t, math.ceil(n / size))
+    here(nk, KEYS[2])
+    redis.call('HSET', nk, player, profile)
     return {1, t, n, redis.call('HGET', KEYS[4], player) or ''}
   end
 end
@@ -91,7 +93,7 @@ if ARGV[14] ~= '' then
     return {5}
   end
   local ck = rec and counters_key(prefix, rec_decode(rec))
-  if ck and redis.call('EXISTS', ck) == 1 then
+  if ck and here(ck, KEYS[2]) == 2 then
     -- The decision read that period's board as final: it is closed here,
     -- as settlement's close would, so that a Redis clock stepping back
     -- (a failover to a replica behind) cannot reopen it to writes the
@@ -119,11 +121,12 @@ else
   if (nx ~= NO_TIER or settled >= s) and (played_last or ARGV[13] == '0') then
     if nx ~= NO_TIER then tier = nx else tier = t end
   else
-    local bk = board_key(prefix, s, t, math.ceil(n / size))
+    local bk, ck = board_key(prefix, s, t, math.ceil(n / size)), counters_key(prefix, s)
+    here(bk, ck, KEYS[2])
     local rank = redis.call('ZREVRANK', bk, player)
     if rank then
       return {4, rec, rank + 1, redis.call('ZCARD', bk), redis.call('ZSCORE', bk, player), settled,
-        redis.call('HGET', counters_key(prefix, s), 'ladder') or ''}
+        redis.call('HGET', ck, 'ladder') or ''}
     end
     return {4, rec, -1, 0, '', settled, ''}
   end
@@ -134,12 +137,12 @@ if joined >= 16777215 then
   return {9}
 end
 -- The board and names keys are not in KEYS (the board follows from the
--- counter). Touched before the first write: while Redis Cluster migrates
--- the league's slot, a key already moved fails the script here, with
--- nothing written, not halfway through the join.
+-- counter): looked up before the first write, so that while Redis Cluster
+-- migrates the league's slot the script fails here, with nothing written,
+-- not halfway through the join.
 local board = math.ceil((joined + 1) / size)
 local bk, nk = board_key(prefix, qs, tier, board), names_key(prefix, qs, tier, board)
-redis.call('EXISTS', bk, nk)
+here(bk, nk, KEYS[1])
 if decided_in then
   redis.call('HSET', decided_in, 'ladder', ARGV[19])
 end

@@ -34,7 +34,7 @@
 --   {13, tier}           the player is in a tier the caller's config lacks (its code is not
 --                        in ARGV[16]): the caller could not describe the result; nothing written
 --
--- uses: rec_decode board_key int now_ms tie_bits
+-- uses: rec_decode board_key here int now_ms tie_bits
 
 if redis.call('HGET', KEYS[3], 'epoch') ~= ARGV[15] then
   return {11}
@@ -79,6 +79,7 @@ end
 local size, slot_bits, time_bits = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local board = math.ceil(n / size)
 local bk = board_key(ARGV[4], qs, t, board)
+here(bk, KEYS[2])
 local shift = 2 ^ (time_bits + slot_bits)
 -- The operator the period's first join recorded: replicas rolling out a new
 -- score_operator never mix two in one period. A period begun by a version

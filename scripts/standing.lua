@@ -19,7 +19,7 @@
 --                                            above ('' at rank 1); rank -1 if the board is gone;
 --                                            and the 'settled' mark
 --
--- uses: rec_decode board_key
+-- uses: rec_decode board_key here
 
 if redis.call('HGET', KEYS[2], 'epoch') ~= ARGV[4] then
   return {11}
@@ -32,6 +32,7 @@ end
 local settled = tonumber(redis.call('HGET', KEYS[2], 'settled') or '0')
 local s, t, n = rec_decode(rec)
 local bk = board_key(ARGV[2], s, t, math.ceil(n / tonumber(ARGV[3])))
+here(bk, KEYS[1])
 local rank = redis.call('ZREVRANK', bk, player)
 if not rank then
   return {rec, -1, 0, '', '', settled}
