@@ -137,8 +137,11 @@ func (s *Store) WriteOutcomes(_ context.Context, st league.Settlement, outcomes 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur, ok := s.settlements[keyOf(st.League, st.Period)]
-	if !ok || cur.Status != league.StatusStarted {
-		return league.Errorf(league.Conflict, "settlement of league %q period %s is not in status started", st.League, st.Period.UTC().Format(time.RFC3339))
+	if !ok {
+		return league.Errorf(league.Conflict, "league %q has no settlement begun for the period starting %s", st.League, st.Period.UTC().Format(time.RFC3339))
+	}
+	if cur.Status != league.StatusStarted {
+		return league.StepConflict(st.League, st.Period, cur.Status, league.StatusStarted)
 	}
 	won := make(map[string]league.EarnedReward, len(rewards))
 	for _, r := range rewards {
@@ -195,7 +198,7 @@ func (s *Store) Advance(_ context.Context, lg string, period time.Time, from, to
 		return league.Errorf(league.NotFound, "no settlement of league %q period %s", lg, period.UTC().Format(time.RFC3339))
 	}
 	if cur.Status != from {
-		return league.Errorf(league.Conflict, "settlement of league %q period %s is %s, not %s", lg, period.UTC().Format(time.RFC3339), cur.Status, from)
+		return league.StepConflict(lg, period, cur.Status, from)
 	}
 	cur.Status = to
 	if to == league.StatusDone {

@@ -2,6 +2,7 @@ package league
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/league-engine/league/tiers"
@@ -104,6 +105,28 @@ func CheckStep(from, to SettlementStatus) error {
 		return fieldError("to", "a settlement moves from %s to %s, not to %q", from, want, to)
 	}
 	return nil
+}
+
+// ErrOvertaken is what a store's Conflict error wraps when a settlement is
+// further along than the step expected: another settler moved it on (one
+// that worked on after Postgres dropped the connection holding its lease,
+// or a dead process whose last statement committed after it died). The
+// caller lost a race, not its work: a later run resumes from where the
+// settlement is, and nothing failed.
+var ErrOvertaken = errors.New("another settler moved it on")
+
+// StepConflict is the Conflict error of a step that expected the settlement
+// of period in status from and found it in cur. It wraps ErrOvertaken when
+// cur is further along.
+func StepConflict(leagueID string, period time.Time, cur, from SettlementStatus) error {
+	e := Errorf(Conflict, "the settlement of league %q period %s is %s, not %s",
+		leagueID, period.UTC().Format(time.RFC3339), cur, from)
+	for s, ok := from.Next(); ok; s, ok = s.Next() {
+		if s == cur {
+			e.Err = ErrOvertaken
+		}
+	}
+	return e
 }
 
 // Settlement is the record of one period's settlement.

@@ -120,8 +120,7 @@ func lockForWrite(ctx context.Context, tx pgx.Tx, set league.Settlement) (newer 
 		return false, err
 	}
 	if status != string(league.StatusStarted) {
-		return false, league.Errorf(league.Conflict, "the settlement of league %q period %s is %s already: its outcomes are written",
-			set.League, set.Period.UTC().Format(time.RFC3339), status)
+		return false, league.StepConflict(set.League, set.Period, league.SettlementStatus(status), league.StatusStarted)
 	}
 	return newer, nil
 }

@@ -84,8 +84,7 @@ func (s *Store) Advance(ctx context.Context, leagueID string, period time.Time, 
 	if err != nil {
 		return err
 	}
-	return league.Errorf(league.Conflict, "the settlement of league %q period %s is %s, not %s",
-		leagueID, period.UTC().Format(time.RFC3339), cur.Status, from)
+	return league.StepConflict(leagueID, period, cur.Status, from)
 }
 
 // Fail records the last error of a settlement attempt.

@@ -183,11 +183,12 @@ func (s *Scheduler) loop(id string) {
 		err := s.catchUp(ctx, id)
 		cancel()
 		if err != nil {
-			if errors.Is(err, ErrBusy) {
-				// Another replica holds the lease: the normal case with
-				// several replicas, not a failure to back off from or alert
-				// on. Asking again every poll bounds a takeover by the poll.
-				s.log.Debug("settlement under way in another process; asking again at the next poll", "league", id)
+			if lostRace(err) {
+				// Another replica holds the lease, or moved the settlement
+				// on: the normal case with several replicas, not a failure
+				// to back off from or alert on. Asking again every poll
+				// bounds a takeover by the poll.
+				s.log.Debug("settlement under way in another process; asking again at the next poll", "league", id, "err", err)
 				backoff, notBefore = 0, time.Time{}
 				continue
 			}
@@ -258,10 +259,10 @@ func (s *Scheduler) catchUp(ctx context.Context, id string) error {
 			return err
 		}
 		if _, err := s.settle(ctx, l, p); err != nil {
-			// Busy: another replica settles it. Not ended: by Redis's
-			// clock, this host's runs ahead; retried in half a second.
-			// Neither failed.
-			if !errors.Is(err, ErrBusy) && !errors.Is(err, league.ErrNotEnded) {
+			// A lost race: another replica settles it. Not ended: by
+			// Redis's clock, this host's runs ahead; retried in half a
+			// second. Neither failed.
+			if !lostRace(err) && !errors.Is(err, league.ErrNotEnded) {
 				s.metrics.failed(id, err)
 				s.recordFailure(ctx, id, p, err)
 			}
@@ -270,6 +271,16 @@ func (s *Scheduler) catchUp(ctx context.Context, id string) error {
 		waiting.Dec()
 	}
 	return nil
+}
+
+// lostRace reports errors that mean another process is settling the
+// period: it holds the lease (ErrBusy), or it moved the settlement past the
+// step this one was at (league.ErrOvertaken: Postgres dropped the
+// connection holding this process's lease while it worked on, or a dead
+// settler's last statement committed late). The store refused the step, so
+// nothing was done twice.
+func lostRace(err error) bool {
+	return errors.Is(err, ErrBusy) || errors.Is(err, league.ErrOvertaken)
 }
 
 // recordFailure writes err into the settlement's last_error, unless it is

@@ -24,7 +24,11 @@ import (
 //	done     drop the period from those Redis lists as waiting for settlement
 //
 // The lease (Store.Lock) keeps two replicas from settling one period at once;
-// if its holder dies, the lease dies with its connection.
+// if its holder dies, the lease dies with its connection. Not always its
+// work: a holder whose lock connection Postgres dropped works on unaware,
+// and a dead holder's statement in flight may still commit. Every step is
+// guarded by the status it moves from, so the second to arrive is refused
+// (league.ErrOvertaken) and nothing is done twice.
 
 // ErrBusy means another process holds the lease on the period.
 var ErrBusy = league.Errorf(league.Conflict, "another process is settling this period")

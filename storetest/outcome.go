@@ -50,6 +50,7 @@ func testWriteOutcomesTwice(t *testing.T, s league.Store) {
 	again, _ := field(300, "gold", "gold", "silver")
 	err := s.WriteOutcomes(t.Context(), st, again, nil)
 	wantCode(t, err, league.Conflict, "second WriteOutcomes")
+	wantOvertaken(t, err, true, "second WriteOutcomes")
 	p, err := s.Profile(t.Context(), "l", "p00000", 0)
 	must(t, err, "Profile")
 	if len(p.History) != 1 || p.History[0].TierBefore != "silver" {
@@ -61,7 +62,9 @@ func testWriteOutcomesTwice(t *testing.T, s league.Store) {
 
 	// Past written as well.
 	must(t, s.Advance(t.Context(), "l", week(0), league.StatusWritten, league.StatusApplied), "Advance")
-	wantCode(t, s.WriteOutcomes(t.Context(), st, outcomes, rewards), league.Conflict, "WriteOutcomes of an applied settlement")
+	err = s.WriteOutcomes(t.Context(), st, outcomes, rewards)
+	wantCode(t, err, league.Conflict, "WriteOutcomes of an applied settlement")
+	wantOvertaken(t, err, true, "WriteOutcomes of an applied settlement")
 	wantStatus(t, s, "l", 0, league.StatusApplied)
 }
 
@@ -70,6 +73,7 @@ func testWriteOutcomesNotStarted(t *testing.T, s league.Store) {
 	st := league.Settlement{League: "l", Period: week(0), PeriodEnd: week(1), Players: 100}
 	err := s.WriteOutcomes(t.Context(), st, outcomes, rewards)
 	wantCode(t, err, league.Conflict, "WriteOutcomes without BeginSettlement")
+	wantOvertaken(t, err, false, "WriteOutcomes without BeginSettlement")
 	_, err = s.Profile(t.Context(), "l", "p00000", 0)
 	wantCode(t, err, league.NotFound, "Profile after a refused WriteOutcomes")
 	_, err = s.Settlement(t.Context(), "l", week(0))

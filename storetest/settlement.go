@@ -143,6 +143,7 @@ func testAdvanceFromWrongStatus(t *testing.T, s league.Store) {
 	begin(t, s, "l", 0)
 	err := s.Advance(t.Context(), "l", week(0), league.StatusWritten, league.StatusApplied)
 	wantCode(t, err, league.Conflict, "Advance from written of a started settlement")
+	wantOvertaken(t, err, false, "Advance from written of a started settlement")
 	wantStatus(t, s, "l", 0, league.StatusStarted)
 
 	settle(t, s, "l", 1, nil, nil)
@@ -153,6 +154,7 @@ func testAdvanceFromWrongStatus(t *testing.T, s league.Store) {
 	must(t, s.Advance(t.Context(), "l", week(1), league.StatusWritten, league.StatusApplied), "Advance")
 	err = s.Advance(t.Context(), "l", week(1), league.StatusWritten, league.StatusApplied)
 	wantCode(t, err, league.Conflict, "Advance repeated")
+	wantOvertaken(t, err, true, "Advance repeated")
 	wantStatus(t, s, "l", 1, league.StatusApplied)
 }
 

@@ -9,6 +9,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -161,6 +162,16 @@ func wantCode(t *testing.T, err error, code league.Code, format string, args ...
 	}
 	if got := league.ErrorCode(err); got != code {
 		t.Fatalf("%s: got %s (%v), want %s", fmt.Sprintf(format, args...), got, err, code)
+	}
+}
+
+// wantOvertaken fails unless err says, or does not say, that another
+// settler moved the settlement on (league.ErrOvertaken): the scheduler
+// counts one as a lost race and the other as a failure.
+func wantOvertaken(t *testing.T, err error, want bool, what string) {
+	t.Helper()
+	if got := errors.Is(err, league.ErrOvertaken); got != want {
+		t.Errorf("%s: %v; overtaken %v, want %v", what, err, got, want)
 	}
 }
 
