@@ -64,10 +64,7 @@ func TestLeaguedEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts leagued and waits for three fifteen-second cycles")
 	}
-	bin := filepath.Join(t.TempDir(), "leagued")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := build(t)
 	// leagued takes no arguments: -h prints its usage, anything else is
 	// refused rather than ignored by a service that then starts.
 	if out, err := exec.Command(bin, "-h").CombinedOutput(); err != nil || !strings.Contains(string(out), "LEAGUE_CONFIG") {
@@ -390,6 +387,15 @@ func (c *client) waitSettled(period string) settlement {
 	}
 	c.t.Fatalf("period %s not settled within 40 s", period)
 	return settlement{}
+}
+
+// build builds leagued into a temp dir and returns its path.
+func build(t *testing.T) string {
+	bin := filepath.Join(t.TempDir(), "leagued")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 func freeAddr(t *testing.T) string {

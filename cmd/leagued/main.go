@@ -50,6 +50,13 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, log); err != nil {
+		if ctx.Err() != nil {
+			// Told to stop while it was still starting: the dependency it
+			// was waiting for (whose error now says "context canceled") is
+			// not at fault, and the stop is what was asked for.
+			log.Info("leagued stopped by a signal before it served", "waiting_for", err)
+			return
+		}
 		log.Error("leagued stopped", "err", err)
 		os.Exit(1)
 	}
