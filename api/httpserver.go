@@ -100,13 +100,13 @@ const trailerMark = "X-League-Trailers-Follow"
 // proxy in front that framed the request by its length would read the rest
 // of the body as the next request.
 func markChunked(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	h.Del(trailerMark) // a client's own would hide the headers after it
 	if h.ContentLength() != -1 { // not chunked: no trailers
 		return fasthttp.RequestConfig{}
 	}
 	if hasField(h.RawHeaders(), "content-length") {
 		h.SetConnectionClose()
 	}
-	h.Del(trailerMark) // a client's own, moved to the end
 	h.Add(trailerMark, "")
 	return fasthttp.RequestConfig{}
 }

@@ -299,8 +299,27 @@ func TestHTTPServerTrailersAreNotHeaders(t *testing.T) {
 			}
 		})
 	}
-	if st := f.must("GET", "/v1/leagues/weekly/players/p1", ""); st["score"] != 2.0 {
-		t.Fatalf("score %v after two accepted writes of 1", st["score"])
+	// Nor does it hide the headers after it in a request with a length:
+	// its key, or a Content-Encoding the API refuses.
+	body := `{"player_id":"p1","value":1}`
+	for _, c := range []struct {
+		name, headers string
+		status        int
+	}{
+		{"the mark before the key", "X-API-Key: " + gameKey + "\r\n", http.StatusOK},
+		{"the mark before an encoding", "X-API-Key: " + gameKey + "\r\nContent-Encoding: gzip\r\n", http.StatusBadRequest},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := rawRequest(t, f.base, "POST /v1/leagues/weekly/scores HTTP/1.1\r\nHost: x\r\nX-League-Trailers-Follow: 1\r\n"+
+				c.headers+fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.status, b)
+			}
+		})
+	}
+	if st := f.must("GET", "/v1/leagues/weekly/players/p1", ""); st["score"] != 3.0 {
+		t.Fatalf("score %v after three accepted writes of 1", st["score"])
 	}
 }
 
