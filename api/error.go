@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/league"
 )
 
@@ -118,5 +119,5 @@ func invalid(field, format string, args ...any) error {
 func methodNotAllowed(method string, allowed []string) error {
 	list := strings.Join(allowed, ", ")
 	return &statusError{status: http.StatusMethodNotAllowed, allow: list, err: league.Errorf(league.Invalid,
-		"method %s is not allowed here; allowed: %s", method, list)}
+		"method %s is not allowed here; allowed: %s", excerpt.Of(method), list)}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/league"
 )
 
@@ -100,7 +101,8 @@ const trailerMark = "X-League-Trailers-Follow"
 // proxy in front that framed the request by its length would read the rest
 // of the body as the next request.
 func markChunked(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
-	h.Del(trailerMark) // a client's own would hide the headers after it
+	// A client's own mark would hide the headers after it.
+	h.Del(trailerMark)
 	if h.ContentLength() != -1 { // not chunked: no trailers
 		return fasthttp.RequestConfig{}
 	}
@@ -162,7 +164,7 @@ func newRequest(ctx *fasthttp.RequestCtx) (*http.Request, error) {
 	u, err := url.ParseRequestURI(uri)
 	if err != nil {
 		return nil, &statusError{status: http.StatusBadRequest, err: &league.Error{
-			Code: league.Invalid, Message: "malformed request target " + strconv.Quote(uri)}}
+			Code: league.Invalid, Message: "malformed request target " + strconv.Quote(excerpt.Of(uri))}}
 	}
 	r := &http.Request{
 		Method:     string(ctx.Method()),

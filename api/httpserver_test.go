@@ -122,6 +122,37 @@ func TestHTTPServerRefusesUnreadableRequests(t *testing.T) {
 	f.must("GET", "/healthz", "")
 }
 
+// TestHTTPServerErrorsShortenWhatTheyEcho: an error names the path, method
+// or request target it refused, shortened (the request line may be 16 KiB),
+// and a path as sent, so decoded control characters never reach a client
+// that logs the message.
+func TestHTTPServerErrorsShortenWhatTheyEcho(t *testing.T) {
+	f := onMini(t)
+	f.serve()
+	long := strings.Repeat("A", 10000)
+	for _, c := range []struct {
+		name, request string
+		status        int
+		message       string
+	}{
+		{"long path", "GET /" + long + " HTTP/1.1\r\nHost: x\r\n\r\n", 404, "no route GET /AAAA"},
+		{"control characters in the path", "GET /%1b%5b31mX%0aY HTTP/1.1\r\nHost: x\r\n\r\n", 404, "no route GET /%1b%5b31mX%0aY"},
+		{"long method", strings.Repeat("M", 8000) + " /v1/leagues HTTP/1.1\r\nHost: x\r\n\r\n", 405, "method MMMM"},
+		{"long malformed target", "GET /%zz" + long + " HTTP/1.1\r\nHost: x\r\n\r\n", 400, "malformed request target"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := rawRequest(t, f.base, c.request)
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != c.status || !strings.Contains(string(body), c.message) {
+				t.Fatalf("status %d, want %d saying %q: %.300s", resp.StatusCode, c.status, c.message, body)
+			}
+			if len(body) > 400 || strings.Contains(string(body), `\u001b`) {
+				t.Fatalf("%d bytes: %.300s", len(body), body)
+			}
+		})
+	}
+}
+
 // TestHTTPServerLogsMalformedRequestsAtDebug: a malformed request is the
 // client's doing and is answered with a 400; logging it at warn would let any
 // client write a warning per request into the operator's log.

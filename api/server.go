@@ -242,10 +242,10 @@ func (s *Server) unmatched(r *http.Request) (reply, error) {
 	}
 	p := r.URL.EscapedPath()
 	if p == "" {
-		return nil, league.Errorf(league.NotFound, "no route %s %s: the request target names no path; paths start at /v1/", r.Method, excerpt.Of(r.RequestURI))
+		return nil, league.Errorf(league.NotFound, "no route %s %s: the request target names no path; paths start at /v1/", excerpt.Of(r.Method), excerpt.Of(r.RequestURI))
 	}
 	if cleanPath(p) != p {
-		return nil, league.Errorf(league.NotFound, "no route %s %s: the path is not in canonical form", r.Method, excerpt.Of(p))
+		return nil, league.Errorf(league.NotFound, "no route %s %s: the path is not in canonical form", excerpt.Of(r.Method), excerpt.Of(p))
 	}
 	var allowed []string
 	for _, m := range probeMethods {
@@ -260,5 +260,6 @@ func (s *Server) unmatched(r *http.Request) (reply, error) {
 	if len(allowed) > 0 {
 		return nil, methodNotAllowed(r.Method, allowed)
 	}
-	return nil, league.Errorf(league.NotFound, "no route %s %s", r.Method, r.URL.Path)
+	// The path as sent (escaped, so no control characters), shortened.
+	return nil, league.Errorf(league.NotFound, "no route %s %s", excerpt.Of(r.Method), excerpt.Of(p))
 }
