@@ -52,7 +52,10 @@ func TestAuthMatrix(t *testing.T) {
 			game: map[string]int{"none": 401, "wrong bearer": 401, "basic scheme": 401, "empty bearer": 401,
 				"game key prefix": 401, "game key extended": 401, "wrong bearer, x-key": 401,
 				"admin bearer": 401, "admin x-api-key": 401},
-			admin: map[string]int{"*": 403},
+			admin: map[string]int{"none": 401, "wrong bearer": 401, "basic scheme": 401, "empty bearer": 401,
+				"game key prefix": 401, "game key extended": 401, "wrong bearer, x-key": 401,
+				"admin bearer": 401, "admin x-api-key": 401,
+				"game bearer": 403, "game x-api-key": 403, "lowercase scheme": 403, "tab after scheme": 403},
 		},
 		{
 			name: "no keys: auth off", game: map[string]int{}, admin: map[string]int{},
