@@ -19,20 +19,17 @@ func (s *Store) Profile(ctx context.Context, leagueID, player string, limit int)
 	var b pgx.Batch
 	b.Queue(`SELECT tier FROM standings WHERE league = $1 AND player = $2`, leagueID, player).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&p.Tier) })
-	// Outcomes are keyed by period first (see the migration), so the history
-	// walks the league's settlements newest first, from the player's first
-	// period on, and probes the key of each: the walk stops at limit
-	// entries. A claim counts once its reward is written: until then there
-	// is nothing settled it could have delivered.
+	// Newest first through the player's index (migration 0002): as many
+	// rows as the limit, whatever the number of periods settled. A claim
+	// counts once its reward is written: until then there is nothing
+	// settled it could have delivered.
 	b.Queue(`SELECT o.period_start, o.tier_before, o.tier_after, o.board, o.rank, o.score, r.items,
 			CASE WHEN r.player IS NOT NULL THEN c.claimed_at END
-		FROM settlements n
-		JOIN outcomes o ON o.league = n.league AND o.period_start = n.period_start AND o.player = $2
+		FROM outcomes o
 		LEFT JOIN rewards r ON r.league = o.league AND r.period_start = o.period_start AND r.player = o.player
 		LEFT JOIN reward_claims c ON c.league = o.league AND c.period_start = o.period_start AND c.player = o.player
-		WHERE n.league = $1
-		AND n.period_start >= (SELECT first_period FROM standings WHERE league = $1 AND player = $2)
-		ORDER BY n.period_start DESC
+		WHERE o.league = $1 AND o.player = $2
+		ORDER BY o.period_start DESC
 		LIMIT $3`, leagueID, player, limitOrAll(limit)).Query(func(rows pgx.Rows) error {
 		var err error
 		p.History, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (league.HistoryEntry, error) {

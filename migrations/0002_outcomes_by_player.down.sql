@@ -1,0 +1,1 @@
+DROP INDEX outcomes_by_player;

@@ -1,0 +1,11 @@
+-- A player's history, read by the player's key: newest first, at most the
+-- profile's limit of rows, however many periods the league has settled.
+-- Without it the history walked the league's settlements from the player's
+-- first period, probing each: for a five-minute league, a player who
+-- stopped playing cost a probe per period since (about 105,000 a year) on
+-- every profile read. The index costs settlement about a sixth of its
+-- Postgres write (a million outcomes in 5.5 s instead of 4.8 s).
+--
+-- Building it holds writes to outcomes (settlements wait) for as long as it
+-- takes: about a second per million rows.
+CREATE INDEX outcomes_by_player ON outcomes (league, player, period_start);
