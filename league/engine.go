@@ -38,6 +38,7 @@ type Engine struct {
 	skipped map[string]error                               // leagues the absent hook left out: why
 	// otherDeployments: Restore ignores the league under other namespaces.
 	otherDeployments bool
+	expiryLag        time.Duration // see WithExpiryLag
 	// skew is Redis's clock minus ours in ms (clock.go), so the period we
 	// guess before asking Redis is right even on a skewed host; synced is
 	// when TIME last said so (Unix ns), syncing while a check is under way.
@@ -86,6 +87,14 @@ func WithSharedRoundTrips(n int) Option { return func(e *Engine) { e.shared = n 
 
 // DefaultSharedRoundTrips is the engine's default for WithSharedRoundTrips.
 const DefaultSharedRoundTrips = 2
+
+// WithExpiryLag adds d to every time to live the engine sets (request ids,
+// settled periods' keys), for a Redis whose keys may expire up to d early:
+// the embedded one (miniredis), whose TTLs count down in steps of d (see
+// internal/connect), so a key set just before a step loses that whole step.
+// Late is the safe side: a request id must be remembered for at least the
+// idempotency window.
+func WithExpiryLag(d time.Duration) Option { return func(e *Engine) { e.expiryLag = max(d, 0) } }
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }

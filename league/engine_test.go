@@ -398,6 +398,22 @@ func TestIdempotencyWindowToTheMillisecond(t *testing.T) {
 	}
 }
 
+// TestExpiryLag: an engine on a Redis whose keys may expire a step early
+// (leagued's embedded miniredis) remembers a request id for the window plus
+// that step, so a retry inside the window is always replayed.
+func TestExpiryLag(t *testing.T) {
+	f := newFixtureWith(t, testsvc.Backends[0], []league.Option{league.WithExpiryLag(time.Second)},
+		func(l *league.League) { l.IdempotencyWindow = 1999 * time.Millisecond })
+	f.join("a")
+	_, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: 7, RequestID: "r1"})
+	testsvc.Must(t, err, "Score")
+	ttl, err := f.rdb.PTTL(f.ctx, f.ns+":{weekly}:q:r1").Result()
+	testsvc.Must(t, err, "PTTL")
+	if ttl <= 2500*time.Millisecond || ttl > 2999*time.Millisecond {
+		t.Fatalf("request id remembered for %v, want the 1.999s window and the 1s lag", ttl)
+	}
+}
+
 func TestBatchScoresAndStandings(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
 		f := newFixture(t, b)

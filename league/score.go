@@ -104,7 +104,7 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 		e.nowArg(), p.Start.Unix(), p.End.Unix(), k.prefix, w.Player,
 		string(lv.Operator), w.Value, lv.MaxScore,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
-		lv.IdempotencyWindow.Milliseconds(), prev.Start.Unix(), lv.epoch, lv.codes,
+		(lv.IdempotencyWindow + e.expiryLag).Milliseconds(), prev.Start.Unix(), lv.epoch, lv.codes,
 	}
 }
 

@@ -307,7 +307,7 @@ func (e *Engine) Expire(ctx context.Context, leagueID string, p Period, pop Popu
 	for lo := 0; lo < len(ks); lo += 1000 {
 		pipe := e.rdb.Pipeline()
 		for _, k := range ks[lo:min(lo+1000, len(ks))] {
-			pipe.Expire(ctx, k, lv.Retention)
+			pipe.Expire(ctx, k, lv.Retention+e.expiryLag)
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			return internal("expire", err)

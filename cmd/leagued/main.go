@@ -89,8 +89,12 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 
-	engine, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(cfg.Namespace), league.WithLogger(log),
-		league.WithSharedRoundTrips(cfg.SharedRoundTrips), league.WithLostCheck(store))
+	opts := []league.Option{league.WithNamespace(cfg.Namespace), league.WithLogger(log),
+		league.WithSharedRoundTrips(cfg.SharedRoundTrips), league.WithLostCheck(store)}
+	if embedded {
+		opts = append(opts, league.WithExpiryLag(connect.ExpireEvery))
+	}
+	engine, err := league.Open(ctx, rdb, cfg.Leagues, opts...)
 	if err != nil {
 		return err
 	}
