@@ -11,11 +11,12 @@ import (
 )
 
 // EachSettledPlayer streams every standing of a league with the player's last
-// settled period and its unclaimed reward. The last period is found as
-// Profile finds history: walking the league's settlements newest first and
-// probing the outcomes key of each (a player who played the latest period
-// costs one probe). Only that period's reward can be unclaimed: the join of
-// that period delivered every earlier one.
+// settled period and its unclaimed reward. The last period is found by
+// walking the league's settlements newest first and probing the outcomes
+// key of each (a player who played the latest period costs one probe; the
+// planner may take the player's index of migration 0002 instead). Only
+// that period's reward can be unclaimed: the join of that period delivered
+// every earlier one.
 //
 // The planner's statistics are refreshed first: with stale ones (a store
 // that has only ever been written by settlements since autovacuum last

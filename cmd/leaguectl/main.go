@@ -1,7 +1,7 @@
 // Command leaguectl is the operator's tool.
 //
 //	leaguectl config check [-config config.yaml]
-//	leaguectl migrate
+//	leaguectl migrate [-down-to N]
 //	leaguectl settle -league L [-period P]
 //	leaguectl board -league L -board gold-3 [-period P]
 //	leaguectl player -league L -player ID
@@ -36,7 +36,7 @@ const usage = `usage: leaguectl <command> [flags]
 
 commands:
   config check   validate a config file and print each league's tiers and score bit budget
-  migrate        apply the database migrations (DATABASE_URL)
+  migrate        apply the database migrations (DATABASE_URL); -down-to N rolls back those above N
   settle         settle a period now (REDIS_URL, DATABASE_URL): -league L [-period P]
   board          print a sub-board (REDIS_URL): -league L -board gold-3 [-period P]
   player         print a player's standing and history (REDIS_URL, DATABASE_URL): -league L -player ID
@@ -123,6 +123,14 @@ func parse(fs *flag.FlagSet, args []string) error {
 		return usageError{fmt.Errorf("%s: -%s is given twice", fs.Name(), name)}
 	}
 	return nil
+}
+
+// given reports whether the command line set the flag (0 given is not 0
+// left out).
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // repeatedFlag returns the first flag args give twice, reading them as

@@ -105,6 +105,22 @@ leagues:
 		t.Fatalf("settle on an unmigrated database: %v", err)
 	}
 	testsvc.Must(t, run(ctx, []string{"migrate"}, &out), "migrate")
+	// Rolling back for an older leagued: the migrations above 1, never 0001
+	// (every settlement is in its tables); then forward again.
+	var usage usageError
+	if err := run(ctx, []string{"migrate", "-down-to", "0"}, &out); !errors.As(err, &usage) {
+		t.Fatalf("migrate -down-to 0: %v, want a usage error", err)
+	}
+	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"migrate", "-down-to", "1"}, &out), "migrate -down-to 1")
+	if !strings.Contains(out.String(), "rolled back 0002_outcomes_by_player") || strings.Contains(out.String(), "0001") {
+		t.Fatalf("migrate -down-to 1:\n%s", out.String())
+	}
+	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"migrate"}, &out), "migrate again")
+	if !strings.Contains(out.String(), "applied 0002_outcomes_by_player") {
+		t.Fatalf("migrate after -down-to 1:\n%s", out.String())
+	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"settle", "-config", path, "-league", "quick", "-period", period.ID()}, &out), "settle")
 	for _, want := range []string{"closed, 10 players to settle", "wrote 10 outcomes", "applied 2 tier moves", "10 players", "2 promoted"} {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -72,9 +71,7 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 	if *id == "" || *pid == "" {
 		return usageError{fmt.Errorf("player: -league and -player are required")}
 	}
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "history" })
-	if given && (*limit < 1 || *limit > config.MaxHistoryLimit) {
+	if given(fs, "history") && (*limit < 1 || *limit > config.MaxHistoryLimit) {
 		return usageError{fmt.Errorf("player: -history %d is outside 1..%d", *limit, config.MaxHistoryLimit)}
 	}
 	e, err := open(ctx, *path, true)
