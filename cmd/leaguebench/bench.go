@@ -113,7 +113,8 @@ func (b *bench) runLive(ctx context.Context, n int, names []string) error {
 // alike.
 func (b *bench) runRow(ctx context.Context, f *fixture, wl workload, via string, players int, l pace) {
 	t, pop := f.targets[via], f.pops[via]
-	r := &row{workload: wl.name, via: via, players: players, perUnit: wl.perUnitLatency}
+	leagued := f.separateLeagued(via)
+	r := &row{workload: wl.name, via: via, players: players, perUnit: wl.perUnitLatency, separate: leagued != nil}
 	label := wl.name + "/" + via
 	var bspec spec
 	var bop op
@@ -128,9 +129,9 @@ func (b *bench) runRow(ctx context.Context, f *fixture, wl workload, via string,
 	warm(ctx, wspec, wop)
 	for round := 0; round < b.o.rounds && ctx.Err() == nil; round++ {
 		if b.o.baseline {
-			b.measure(ctx, bspec, bop, b.progress(), r.base)
+			b.measure(ctx, bspec, bop, b.progress(), r.base, leagued)
 		}
-		b.measure(ctx, wspec, wop, b.progress(), r.work)
+		b.measure(ctx, wspec, wop, b.progress(), r.work, leagued)
 	}
 	b.rep.rows = append(b.rep.rows, r)
 	fmt.Fprintln(b.out, r.summary())

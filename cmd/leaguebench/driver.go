@@ -34,6 +34,9 @@ type measurement struct {
 	// generator, and the in-process server when there is one) and Redis
 	// used over the run.
 	procSecs, redisSecs float64
+	// leagued is a separate leagued's (-http) CPU over the run, from its
+	// /metrics; empty when the target runs in this process.
+	leagued cpuTally
 }
 
 // procCores and redisCores are the CPU cores this process and Redis kept
@@ -74,8 +77,16 @@ func warm(ctx context.Context, s spec, fn op) {
 
 // measure runs op for the spec's duration and adds what it did to m (a
 // measurement may be made of several rounds), printing a progress line a
-// second unless progress is nil.
-func (b *bench) measure(ctx context.Context, s spec, fn op, progress io.Writer, m *measurement) {
+// second unless progress is nil. leagued, when not nil, is the separate
+// leagued the op drives, whose CPU is read around the turn too.
+func (b *bench) measure(ctx context.Context, s spec, fn op, progress io.Writer, m *measurement, leagued *leaguedCPU) {
+	var lcpu0 float64
+	var lerr error
+	if leagued != nil {
+		// Read first, so the scrape's own cost falls outside this
+		// process's and Redis's readings.
+		lcpu0, lerr = leagued.seconds(ctx)
+	}
 	cpu0, rcpu0 := processCPU(), b.redisCPU(ctx)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -87,6 +98,15 @@ func (b *bench) measure(ctx context.Context, s spec, fn op, progress io.Writer, 
 	wg.Wait()
 	m.procSecs += processCPU() - cpu0
 	m.redisSecs += b.redisCPU(ctx) - rcpu0
+	if leagued != nil {
+		var lcpu1 float64
+		if lerr == nil {
+			lcpu1, lerr = leagued.seconds(ctx)
+		}
+		if err := m.leagued.add(lcpu0, lcpu1, lerr); err != nil {
+			leagued.warn(err)
+		}
+	}
 }
 
 // drive runs the workers for d and returns the time until the last one

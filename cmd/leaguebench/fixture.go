@@ -21,6 +21,9 @@ type fixture struct {
 	targets map[string]target
 	pops    map[string]*population
 	base    *baselines
+	// leagued reads the CPU of the leagued at -http; nil when there is
+	// none, or the run does not drive it.
+	leagued *leaguedCPU
 }
 
 func (b *bench) newFixture(ctx context.Context, players int) (f *fixture, err error) {
@@ -84,6 +87,7 @@ func (b *bench) newFixture(ctx context.Context, players int) (f *fixture, err er
 		f.pops["http"] = f.pops["lib"] // one engine: the same players
 		return f, nil
 	}
+	f.leagued = newLeaguedCPU(url, b.log)
 	// A leagued of its own keeps its keys elsewhere: join players through it.
 	ids, err := b.joinPlayers(ctx, ht, newIDSource(tag, 'h'), players, "http")
 	if err != nil {
@@ -115,6 +119,16 @@ func (b *bench) joinPlayers(ctx context.Context, t target, src *idSource, n int,
 	fmt.Fprintf(b.out, "  joined %s players through %s in %s (%s/s)\n", thousands(float64(n)), via,
 		took.Round(time.Millisecond), thousands(float64(n)/took.Seconds()))
 	return ids, nil
+}
+
+// separateLeagued is the CPU reader of via's target when that target is a
+// leagued in another process (-http), whose CPU this process's does not
+// include; nil when via's target runs in this process.
+func (f *fixture) separateLeagued(via string) *leaguedCPU {
+	if via != "http" {
+		return nil
+	}
+	return f.leagued
 }
 
 // fullBoards is how many boards of a tier are full, at least one.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // report is everything a run measured, printed at the end as markdown
@@ -29,6 +30,9 @@ type row struct {
 	work          *measurement
 	base          *measurement // nil with -baseline=false
 	baseLabel     string
+	// separate is true when the target is a leagued in another process
+	// (-http): its CPU is its own, and this process's is the load's alone.
+	separate bool
 }
 
 // opsRatio is the workload's rate over its baseline's; NaN without one.
@@ -60,7 +64,26 @@ func (r *row) summary() string {
 	return s
 }
 
-func liveColumns(openLoop bool) []column[*row] {
+// scopes is where the product ran in a table's rows, which decides the
+// CPU-per-op columns the table needs.
+type scopes struct {
+	inProcess bool // a lib row, or http to the in-process leagued
+	separate  bool // http to the leagued at -http
+}
+
+func scopesOf(rows []*row) scopes {
+	var sc scopes
+	for _, r := range rows {
+		if r.separate {
+			sc.separate = true
+		} else {
+			sc.inProcess = true
+		}
+	}
+	return sc
+}
+
+func liveColumns(openLoop bool, sc scopes) []column[*row] {
 	q := func(m *measurement, p float64) string {
 		if m == nil {
 			return "-"
@@ -123,13 +146,51 @@ func liveColumns(openLoop bool) []column[*row] {
 		column[*row]{"Redis CPU", true, func(r *row) string {
 			return cpuPair(r.work, r.base, func(m *measurement) float64 { return m.redisCores() })
 		}},
-		column[*row]{"Redis µs/op", true, func(r *row) string { return perOpPair(r.work, r.base) }},
-		column[*row]{"bench CPU", true, func(r *row) string {
-			return cpuPair(r.work, r.base, func(m *measurement) float64 { return m.procCores() })
-		}},
+		column[*row]{"Redis µs/op", true, func(r *row) string { return cpuPerUnit(r, redisSecs) }},
 	)
+	cols = append(cols, perOpColumns(sc)...)
+	return append(cols, column[*row]{"bench CPU", true, func(r *row) string {
+		return cpuPair(r.work, r.base, func(m *measurement) float64 { return m.procCores() })
+	}})
+}
+
+// perOpColumns are the product's CPU per op, under a header that says
+// whose CPU it is: a leagued of its own reports its process's (its
+// /metrics), while a product in this process can only be read together
+// with the load generator beside it. Each column is there only when some
+// row fills it, and shows "-" on the others.
+func perOpColumns(sc scopes) []column[*row] {
+	only := func(separate bool, secs func(*measurement) (float64, bool)) func(*row) string {
+		return func(r *row) string {
+			if r.separate != separate {
+				return "-"
+			}
+			return cpuPerUnit(r, secs)
+		}
+	}
+	var cols []column[*row]
+	if sc.separate {
+		cols = append(cols, column[*row]{leaguedHead, true, only(true, leaguedSecs)})
+	}
+	if sc.inProcess {
+		cols = append(cols, column[*row]{inProcessHead, true, only(false, procSecs)})
+	}
+	if sc.separate {
+		cols = append(cols, column[*row]{loadHead, true, only(true, procSecs)})
+	}
 	return cols
 }
+
+const (
+	leaguedHead   = "leagued µs/op"
+	inProcessHead = "bench µs/op (server+load)"
+	loadHead      = "bench µs/op (load)"
+)
+
+// The CPU seconds a measurement's columns divide; false when unknown.
+func redisSecs(m *measurement) (float64, bool)   { return m.redisSecs, true }
+func procSecs(m *measurement) (float64, bool)    { return m.procSecs, true }
+func leaguedSecs(m *measurement) (float64, bool) { return m.leagued.total() }
 
 // cpuPair is "workload / baseline" cores.
 func cpuPair(work, base *measurement, of func(*measurement) float64) string {
@@ -140,20 +201,51 @@ func cpuPair(work, base *measurement, of func(*measurement) float64) string {
 	return s
 }
 
-// perOpPair is "workload / baseline" Redis CPU microseconds per unit: what
-// an operation costs Redis, network included, whatever the rate.
-func perOpPair(work, base *measurement) string {
-	us := func(m *measurement) string {
-		if m.perSecond() == 0 {
+// microsPer is secs of CPU per unit, in microseconds: what a unit costs
+// whatever the rate, so it holds when a noisy machine moves the rate. NaN
+// with no units.
+func microsPer(secs float64, units uint64) float64 {
+	if units == 0 {
+		return math.NaN()
+	}
+	return secs / float64(units) * 1e6
+}
+
+// cpuPerUnit is a "workload / baseline" cell of CPU microseconds per unit,
+// secs giving a measurement's CPU seconds; "-" for a side unknown or that
+// did nothing. A batch row counts writes (its baseline is single writes),
+// so its cell says "per write" rather than pass for per request.
+func cpuPerUnit(r *row, secs func(*measurement) (float64, bool)) string {
+	side := func(m *measurement) string {
+		s, ok := secs(m)
+		us := microsPer(s, m.units.Load())
+		if !ok || math.IsNaN(us) {
 			return "-"
 		}
-		return fmt.Sprintf("%.1f", m.redisCores()/m.perSecond()*1e6)
+		return fmt.Sprintf("%.1f", us)
 	}
-	s := us(work)
-	if base != nil {
-		s += " / " + us(base)
+	s := side(r.work)
+	if r.base != nil {
+		s += " / " + side(r.base)
+	}
+	if r.work.unit != "ops" {
+		s += " per " + strings.TrimSuffix(r.work.unit, "s")
 	}
 	return s
+}
+
+// perOpNote explains the CPU-per-op columns the table has.
+func perOpNote(sc scopes) string {
+	s := "µs/op columns are CPU microseconds per completed op (per write on batch rows: a request carries -batch writes)"
+	if sc.separate {
+		s += "; " + leaguedHead + " is the leagued at -http alone (" + cpuMetric + " on its /metrics, read around each turn), " +
+			loadHead + " this process, the load generator alone"
+	}
+	if sc.inProcess {
+		s += "; " + inProcessHead + " is this process, which holds the load generator as well as the product " +
+			"(the league library on lib rows, the in-process leagued on http rows), so it is not leagued's alone"
+	}
+	return s + "."
 }
 
 var memoryColumns = []column[memoryResult]{
@@ -208,8 +300,10 @@ func (rep *report) write(w io.Writer) {
 	fmt.Fprintf(w, "\n## Results\n\n%s\n", rep.env)
 	if len(rep.rows) > 0 {
 		openLoop := slices.ContainsFunc(rep.rows, func(r *row) bool { return r.work.rate > 0 })
-		fmt.Fprintf(w, "\n%s", table(liveColumns(openLoop), rep.rows))
+		sc := scopesOf(rep.rows)
+		fmt.Fprintf(w, "\n%s", table(liveColumns(openLoop, sc), rep.rows))
 		fmt.Fprintln(w, "\nRatios are against the baseline measured in alternating turns with the workload (-rounds), same Redis, same concurrency. CPU columns are workload / baseline: cores busy (1.00 is one core flat out) and Redis CPU per op (INFO cpu, so other clients of the same Redis count too); bench CPU is this process (load generator and, in-process, the server).")
+		fmt.Fprintln(w, perOpNote(sc))
 		for _, r := range rep.rows {
 			for _, m := range []*measurement{r.base, r.work} {
 				if m != nil && m.errs.count() > 0 {

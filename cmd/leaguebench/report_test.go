@@ -119,3 +119,115 @@ func TestReportRow(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+func TestMicrosPer(t *testing.T) {
+	cases := []struct {
+		secs  float64
+		units uint64
+		want  float64
+	}{
+		{0.5, 10000, 50},    // half a CPU second over 10,000 ops
+		{2.5, 1000000, 2.5}, // 2.5 s over a million
+		{0, 100, 0},
+	}
+	for _, c := range cases {
+		if got := microsPer(c.secs, c.units); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("microsPer(%v, %v) = %v, want %v", c.secs, c.units, got, c.want)
+		}
+	}
+	if got := microsPer(1, 0); !math.IsNaN(got) {
+		t.Errorf("microsPer over no units = %v, want NaN", got)
+	}
+}
+
+// TestPerOpColumns checks the CPU-per-op cells and whose CPU each column
+// says it is: a separate leagued's from its /metrics, this process's
+// (server+load) for a product in this process, per write on batch rows.
+func TestPerOpColumns(t *testing.T) {
+	mk := func(label, unit string, units uint64, proc, redis float64, leagued ...float64) *measurement {
+		m := &measurement{label: label, unit: unit, conc: 16, elapsed: time.Second, procSecs: proc, redisSecs: redis}
+		m.units.Store(units)
+		m.latency.record(time.Millisecond)
+		for _, l := range leagued {
+			m.leagued.add(0, l, nil)
+		}
+		return m
+	}
+	// In-process: lib and http rows, no leagued column.
+	lib := &row{workload: "score", via: "lib", players: 2000, perUnit: true, baseLabel: evalshaLabel,
+		work: mk("score/lib", "ops", 40000, 0.4, 0.8), base: mk("score/lib baseline", "ops", 50000, 0.5, 0.75)}
+	batch := &row{workload: "batch", via: "http", players: 2000, baseLabel: "single score writes",
+		work: mk("batch/http", "writes", 100000, 0.3, 0.6), base: mk("batch/http baseline", "writes", 20000, 0.6, 0.5)}
+	rep := &report{env: "test box", rows: []*row{lib, batch}}
+	var b strings.Builder
+	rep.write(&b)
+	out := b.String()
+	head := out[strings.Index(out, "| workload"):]
+	head = head[:strings.Index(head, "\n")]
+	if strings.Contains(head, leaguedHead) || strings.Contains(head, loadHead) || !strings.Contains(head, inProcessHead) {
+		t.Errorf("in-process table: want only the %q column, got header\n%s", inProcessHead, head)
+	}
+	inCols := liveColumns(false, scopesOf(rep.rows))
+	for _, c := range []struct {
+		r          *row
+		head, want string
+	}{
+		{lib, "Redis µs/op", "20.0 / 15.0"},            // 0.8 s / 40k ops, 0.75 s / 50k
+		{lib, inProcessHead, "10.0 / 10.0"},            // this process: 0.4 s / 40k, 0.5 s / 50k
+		{batch, "Redis µs/op", "6.0 / 25.0 per write"}, // 0.6 s / 100k writes, 0.5 s / 20k
+		{batch, inProcessHead, "3.0 / 30.0 per write"}, // this process
+	} {
+		if got := cellOf(t, inCols, c.r, c.head); got != c.want {
+			t.Errorf("%s/%s %q: got %q, want %q", c.r.workload, c.r.via, c.head, got, c.want)
+		}
+	}
+	for _, want := range []string{"| 6.0 / 25.0 per write |", "is not leagued's alone", "per write on batch rows"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("in-process report lacks %q; got\n%s", want, out)
+		}
+	}
+
+	// -http: the leagued's own CPU, and this process's as the load alone;
+	// a lib row beside it keeps the in-process column, "-" elsewhere.
+	sep := &row{workload: "score", via: "http", players: 2000, perUnit: true, separate: true, baseLabel: evalshaLabel,
+		work: mk("score/http", "ops", 20000, 0.2, 0.4, 0.3, 0.3), base: mk("score/http baseline", "ops", 50000, 0.5, 0.75, 0.005)}
+	lost := &row{workload: "board", via: "http", players: 2000, perUnit: true, separate: true, baseLabel: zrevrangeLabel,
+		work: mk("board/http", "ops", 10000, 0.1, 0.4, 0.5), base: mk("board/http baseline", "ops", 10000, 0.1, 0.4)}
+	lost.work.leagued.add(0, 0, errString("connection refused")) // one turn's scrape failed
+	rep.rows = []*row{lib, sep, lost}
+	b.Reset()
+	rep.write(&b)
+	out = b.String()
+	cols := liveColumns(false, scopesOf(rep.rows))
+	for _, c := range []struct {
+		r          *row
+		head, want string
+	}{
+		{sep, leaguedHead, "30.0 / 0.1"}, // 0.6 s over 20k; 0.005 s over 50k
+		{sep, loadHead, "10.0 / 10.0"},
+		{sep, inProcessHead, "-"},
+		{lib, leaguedHead, "-"},
+		{lib, loadHead, "-"},
+		{lib, inProcessHead, "10.0 / 10.0"},
+		{lost, leaguedHead, "- / -"}, // a lost turn, and a baseline never read
+	} {
+		if got := cellOf(t, cols, c.r, c.head); got != c.want {
+			t.Errorf("%s/%s %q: got %q, want %q", c.r.workload, c.r.via, c.head, got, c.want)
+		}
+	}
+	if !strings.Contains(out, "leagued µs/op is the leagued at -http alone (process_cpu_seconds_total") {
+		t.Errorf("-http report does not explain the leagued column; got\n%s", out)
+	}
+}
+
+// cellOf is row r's cell in the column headed head.
+func cellOf(t *testing.T, cols []column[*row], r *row, head string) string {
+	t.Helper()
+	for _, c := range cols {
+		if c.head == head {
+			return c.cell(r)
+		}
+	}
+	t.Fatalf("no %q column", head)
+	return ""
+}

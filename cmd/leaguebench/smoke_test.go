@@ -38,6 +38,9 @@ func TestSmoke(t *testing.T) {
 			if n := m.errs.count(); n > 0 {
 				t.Errorf("%s: %d errors: %q", m.label, n, m.errs.messages())
 			}
+			if m.procSecs <= 0 || r.separate {
+				t.Errorf("%s: %v CPU seconds in this process (separate %v), want some from the in-process product", m.label, m.procSecs, r.separate)
+			}
 		}
 	}
 	if len(rep.memory) != 1 {
@@ -51,7 +54,8 @@ func TestSmoke(t *testing.T) {
 	if len(rep.settle) != 1 || rep.settle[0].settlement.Players != o.players[0] {
 		t.Errorf("settle: got %+v, want one settlement of %d players", rep.settle, o.players[0])
 	}
-	for _, want := range []string{"| join ", "| mix ", "### Memory per joined player", "### Settlement", "cleanup: unlinked"} {
+	for _, want := range []string{"| join ", "| mix ", "### Memory per joined player", "### Settlement", "cleanup: unlinked",
+		"| " + inProcessHead + " |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
