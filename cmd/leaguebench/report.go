@@ -288,10 +288,12 @@ func settleColumns() []column[settleResult] {
 	return append(cols,
 		column[settleResult]{"settle total", true, func(r settleResult) string { return seconds(r.total) }},
 		column[settleResult]{"players/s", true, func(r settleResult) string { return thousands(r.rate()) }},
+		column[settleResult]{"settle µs/player Redis + bench", true, func(r settleResult) string { return r.settleCPU.perPlayer(r.players) }},
 		column[settleResult]{"restore", true, func(r settleResult) string { return seconds(r.restore) }},
 		column[settleResult]{"restore players/s", true, func(r settleResult) string {
 			return thousands(float64(r.players) / r.restore.Seconds())
 		}},
+		column[settleResult]{"restore µs/player Redis + bench", true, func(r settleResult) string { return r.restoreCPU.perPlayer(r.players) }},
 	)
 }
 
@@ -321,7 +323,7 @@ func (rep *report) write(w io.Writer) {
 	}
 	if len(rep.settle) > 0 {
 		fmt.Fprintf(w, "\n### Settlement\n\n%s", table(settleColumns(), rep.settle))
-		fmt.Fprintln(w, "\nSteps as the scheduler reports them (read+decide \"-\": counted in the write); players/s is over the whole SettleNow, set-up excluded.")
+		fmt.Fprintln(w, "\nSteps as the scheduler reports them (read+decide \"-\": counted in the write); players/s is over the whole SettleNow, set-up excluded. µs/player is CPU microseconds per player, Redis's (INFO cpu) + this process's (engine and scheduler); Postgres's is not counted.")
 	}
 	if len(rep.stalls) > 0 {
 		fmt.Fprintf(w, "\n### Machine stalls\n\n%s", table(stallColumns, rep.stalls))

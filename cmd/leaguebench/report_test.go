@@ -231,3 +231,28 @@ func cellOf(t *testing.T, cols []column[*row], r *row, head string) string {
 	t.Fatalf("no %q column", head)
 	return ""
 }
+
+func TestSettleCPUPerPlayer(t *testing.T) {
+	start := cpuSpent{proc: 10, redis: 100}
+	spent := cpuSpent{proc: 12.5, redis: 101}.since(start) // 2.5 s here, 1 s in Redis
+	if got, want := spent.perPlayer(1000000), "1.0 + 2.5"; got != want {
+		t.Errorf("1 s of Redis and 2.5 s here over 1M players: got %q, want %q", got, want)
+	}
+	r := settleResult{players: 100000, total: time.Second, restore: time.Second,
+		settleCPU: cpuSpent{proc: 0.5, redis: 0.25}, restoreCPU: cpuSpent{proc: 0.1, redis: 0.2}}
+	cells := map[string]string{}
+	for _, c := range settleColumns() {
+		cells[c.head] = c.cell(r)
+	}
+	if got, want := cells["settle µs/player Redis + bench"], "2.5 + 5.0"; got != want {
+		t.Errorf("settle CPU per player: got %q, want %q", got, want)
+	}
+	if got, want := cells["restore µs/player Redis + bench"], "2.0 + 1.0"; got != want {
+		t.Errorf("restore CPU per player: got %q, want %q", got, want)
+	}
+	var b strings.Builder
+	(&report{settle: []settleResult{r}}).write(&b)
+	if !strings.Contains(b.String(), "Postgres's is not counted") {
+		t.Errorf("the settle note does not say whose CPU it counts; got\n%s", b.String())
+	}
+}

@@ -19,6 +19,28 @@ type settleResult struct {
 	total        time.Duration // SettleNow, start to return
 	settlement   league.Settlement
 	restore      time.Duration // league.Restore of the settled league, after its keys were deleted
+	// settleCPU and restoreCPU are the CPU the settlement (SettleNow) and
+	// the restore took, Redis's and this process's; Postgres's is not
+	// readable from here.
+	settleCPU, restoreCPU cpuSpent
+}
+
+// cpuSpent is CPU seconds of this process (the engine, the scheduler) and
+// of Redis: readings so far, or the difference of two.
+type cpuSpent struct{ proc, redis float64 }
+
+func (b *bench) cpuSoFar(ctx context.Context) cpuSpent {
+	return cpuSpent{proc: processCPU(), redis: b.redisCPU(ctx)}
+}
+
+func (c cpuSpent) since(start cpuSpent) cpuSpent {
+	return cpuSpent{proc: c.proc - start.proc, redis: c.redis - start.redis}
+}
+
+// perPlayer is "<Redis> + <bench>" CPU microseconds per player.
+func (c cpuSpent) perPlayer(players int) string {
+	n := uint64(max(players, 0))
+	return fmt.Sprintf("%.1f + %.1f", microsPer(c.redis, n), microsPer(c.proc, n))
 }
 
 type step struct {
@@ -118,6 +140,7 @@ func (b *bench) runSettle(ctx context.Context, n int) error {
 
 	var mu sync.Mutex
 	marks := map[string]time.Time{} // when each step's (last) report came
+	cpu0 := b.cpuSoFar(ctx)
 	began := time.Now()
 	sched := scheduler.New(engine, store, scheduler.WithLogger(b.log), scheduler.WithProgress(func(p scheduler.Progress) {
 		mu.Lock()
@@ -129,6 +152,7 @@ func (b *bench) runSettle(ctx context.Context, n int) error {
 	}))
 	st, err := sched.SettleNow(ctx, lg.ID, time.Time{})
 	res.total = time.Since(began)
+	res.settleCPU = b.cpuSoFar(ctx).since(cpu0)
 	if err != nil {
 		return err
 	}
@@ -147,12 +171,14 @@ func (b *bench) runSettle(ctx context.Context, n int) error {
 	if _, err := deleteNamespace(ctx, b.rdb, ns); err != nil {
 		return err
 	}
+	cpu0 = b.cpuSoFar(ctx)
 	began = time.Now()
 	// The run's namespace is its own: a league of the same id under another
 	// namespace of this Redis (a deployment, another run) is not this one.
 	rst, err := league.Restore(ctx, b.rdb, lg, store,
 		append(b.engineOptions(ns), league.WithClock(clock), league.WithOtherDeployments())...)
 	res.restore = time.Since(began)
+	res.restoreCPU = b.cpuSoFar(ctx).since(cpu0)
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}

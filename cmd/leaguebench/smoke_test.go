@@ -54,6 +54,9 @@ func TestSmoke(t *testing.T) {
 	if len(rep.settle) != 1 || rep.settle[0].settlement.Players != o.players[0] {
 		t.Errorf("settle: got %+v, want one settlement of %d players", rep.settle, o.players[0])
 	}
+	if s := rep.settle[0].settleCPU; s.proc <= 0 || s.redis <= 0 {
+		t.Errorf("settle: CPU %+v, want some in this process and in Redis", s)
+	}
 	for _, want := range []string{"| join ", "| mix ", "### Memory per joined player", "### Settlement", "cleanup: unlinked",
 		"| " + inProcessHead + " |"} {
 		if !strings.Contains(out, want) {
