@@ -74,7 +74,14 @@ long the machine keeps a runnable thread off a CPU). Baselines: EVALSHA of a tri
 (-baseline-autopipelined sends it through an autopipeliner instead), and
 ZREVRANGE 0 99 WITHSCORES of a 100-member sorted set. Environment: REDIS_URL (required;
 a real Redis), DATABASE_URL (settle; the in-process server's store, else
-memory). Targets must be on loopback unless -allow-remote.
+memory), LEAGUE_API_KEY (the key for a leagued at -http that has keys; or
+-api-key). Targets must be on loopback unless -allow-remote.
+
+Every row reports CPU microseconds per op, workload / baseline: Redis's
+(INFO cpu) and the product's. With -http, leagued's own CPU is read from its
+public /metrics (process_cpu_seconds_total) around each turn; without, the
+product runs in this process, so its column is this process's CPU
+(load generator included).
 
 Flags:
 `
@@ -103,8 +110,8 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.BoolVar(&o.netHTTPServer, "net-http-server", false, "serve the in-process API with net/http's server instead of leagued's (api.HTTPServer), for comparison")
 	fs.BoolVar(&o.baselineAP, "baseline-autopipelined", false, "send the EVALSHA baseline through go-redis's autopipeliner instead of one round trip each")
 	fs.IntVar(&o.loaders, "loaders", 64, "goroutines that join players (and write settle's scores) before measuring")
-	fs.StringVar(&o.httpURL, "http", "", "base URL of a running leagued (default: start one in-process on 127.0.0.1:0)")
-	fs.StringVar(&o.apiKey, "api-key", "", "API key for -http (default $LEAGUE_API_KEY)")
+	fs.StringVar(&o.httpURL, "http", "", "base URL of a running leagued, whose CPU per op is read from its /metrics (default: start one in-process on 127.0.0.1:0)")
+	fs.StringVar(&o.apiKey, "api-key", "", "API key for a leagued at -http that has keys, sent as X-API-Key (default $LEAGUE_API_KEY)")
 	fs.StringVar(&o.configPath, "config", "", "league config file (default: the built-in copy of config.yaml's weekly league)")
 	fs.StringVar(&o.leagueID, "league", "weekly", "league to measure")
 	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow Redis, Postgres and -http targets that are not on loopback")

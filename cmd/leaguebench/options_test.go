@@ -54,6 +54,17 @@ func TestOptions(t *testing.T) {
 	if !slices.Equal(o.rates, []float64{0, 5000, 10500}) {
 		t.Errorf("-rate 0,5000,10.5k: got %v, want [0 5000 10500]", o.rates)
 	}
+	// The key for a leagued with keys: -api-key, else LEAGUE_API_KEY.
+	keyed := map[string]string{"REDIS_URL": "redis://127.0.0.1:6379/0", "LEAGUE_API_KEY": "from-env"}
+	if o, _ := parseOptions(nil, env(keyed), io.Discard); o.apiKey != "from-env" {
+		t.Errorf("LEAGUE_API_KEY: got key %q, want from-env", o.apiKey)
+	}
+	if o, _ := parseOptions([]string{"-api-key", "from-flag"}, env(keyed), io.Discard); o.apiKey != "from-flag" {
+		t.Errorf("-api-key beside LEAGUE_API_KEY: got key %q, want the flag's", o.apiKey)
+	}
+	if o, _ := parseOptions(nil, env(local), io.Discard); o.apiKey != "" {
+		t.Errorf("no key given: got %q, want none", o.apiKey)
+	}
 	if o, _ := parseOptions(nil, env(local), io.Discard); !slices.Equal(o.rates, []float64{0}) {
 		t.Errorf("no -rate: got %v, want one closed-loop row [0]", o.rates)
 	}
