@@ -22,7 +22,9 @@ import (
 // figure that stays put on a noisy machine when rates do not.
 
 // cpuMetric is the Prometheus process collector's counter of user + system
-// CPU seconds.
+// CPU seconds. On Linux it moves in clock ticks (10 ms), so each reading is
+// off by up to 10 ms: a turn of 1.5 s (-duration 3s -rounds 2) at half a
+// core is read to about 1%, and shorter turns read coarser.
 const cpuMetric = "process_cpu_seconds_total"
 
 // leaguedCPU reads a separate leagued's CPU seconds from its /metrics.
