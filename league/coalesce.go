@@ -3,6 +3,7 @@ package league
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,7 +55,11 @@ func newCoalescer(rdb redis.UniversalClient, limit time.Duration, max int) *coal
 	return &coalescer{rdb: rdb, limit: limit, max: max}
 }
 
-// do runs c and returns its Cmd, done.
+// do runs c and returns its Cmd, done; or, when c's context ends first
+// (the request's deadline), a Cmd failing with the context's error, at
+// once. A call given up on while it still queues is sent by nobody; one
+// already on its way (in a pipeline in flight) may still reach Redis,
+// like any call whose reply never came (the caller is told it may have).
 func (co *coalescer) do(c *call) *redis.Cmd {
 	co.mu.Lock()
 	if co.busy < co.max {
@@ -66,10 +71,38 @@ func (co *coalescer) do(c *call) *redis.Cmd {
 	c.wake = make(chan []*call, 1)
 	co.queue = append(co.queue, c)
 	co.mu.Unlock()
-	if batch := <-c.wake; batch != nil {
-		co.lead(batch)
+	select {
+	case batch := <-c.wake:
+		if batch != nil {
+			co.lead(batch)
+		}
+		return c.cmd
+	case <-c.ctx.Done():
+		return co.giveUp(c)
 	}
-	return c.cmd
+}
+
+// giveUp answers a call whose context ended while it waited. Out of the
+// queue it goes, if it is still there; if it was handed on already, what
+// it was handed is still owed: a batch to lead (sent by a goroutine, its
+// own call dropped there as done), or the word that its batch is done.
+func (co *coalescer) giveUp(c *call) *redis.Cmd {
+	co.mu.Lock()
+	i := slices.Index(co.queue, c)
+	if i >= 0 {
+		co.queue = slices.Delete(co.queue, i, i+1)
+	}
+	co.mu.Unlock()
+	if i < 0 {
+		go func() {
+			if batch := <-c.wake; batch != nil {
+				co.lead(batch)
+			}
+		}()
+	}
+	cmd := redis.NewCmd(c.ctx)
+	cmd.SetErr(c.ctx.Err())
+	return cmd
 }
 
 // lead sends batch (whose first call is the caller's own), passes the queue

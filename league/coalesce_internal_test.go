@@ -241,3 +241,76 @@ func TestCoalescerSurvivesAPanickingSender(t *testing.T) {
 		t.Errorf("%d sender slots still taken", co.busy)
 	}
 }
+
+// A caller whose deadline passes while the round trip ahead of it hangs
+// gets its answer then, not when that round trip ends; it is taken out of
+// the queue unsent, and the calls queued beside it go once the sender is
+// free.
+func TestCoalescerAnswersAtTheDeadline(t *testing.T) {
+	rdb, h, ns := watched(t, testsvc.Backends[0])
+	co := newCoalescer(rdb, replyLimit(rdb), 1)
+	ctx := context.Background()
+	gate := make(chan struct{})
+	h.gate.Store(&gate)
+	first := make(chan error, 1)
+	go func() { first <- incr(co, ctx, ns+":first", 1).Err() }()
+	<-h.held
+	h.gate.Store(nil)
+
+	kept := make(chan error, 1)
+	go func() { kept <- incr(co, ctx, ns+":kept", 1).Err() }()
+	waitQueued(t, co, 1)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := incr(co, short, ns+":late", 1).Err(); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("call past its deadline: %v, want context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("answered %v after the call, with the sender still busy", d)
+	}
+	waitQueued(t, co, 1) // out of the queue; the other call still in it
+	close(gate)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-kept; err != nil {
+		t.Fatal(err)
+	}
+	if n := rdb.Exists(ctx, ns+":late").Val(); n != 0 {
+		t.Errorf("the call given up on while queued was sent")
+	}
+}
+
+// A caller handed a batch to lead after its context ended still sends the
+// batch (its own call dropped): the others must not wait forever.
+func TestCoalescerBatchOfACallerGoneIsSent(t *testing.T) {
+	rdb, _, ns := watched(t, testsvc.Backends[0])
+	co := newCoalescer(rdb, replyLimit(rdb), 1)
+	ctx := context.Background()
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	leader := &call{ctx: gone, script: incrBy, keys: []string{ns + ":gone"}, args: []any{1}, wake: make(chan []*call, 1)}
+	other := &call{ctx: ctx, script: incrBy, keys: []string{ns + ":other"}, args: []any{1}, wake: make(chan []*call, 1)}
+	co.busy = 1
+	leader.wake <- []*call{leader, other} // as handOver does
+	if err := co.giveUp(leader).Err(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("giveUp: %v", err)
+	}
+	select {
+	case b := <-other.wake:
+		if b != nil || other.cmd.Err() != nil {
+			t.Fatalf("the other call: woken with %v, %v", b, other.cmd.Err())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the batch of a caller gone was never sent")
+	}
+	if got := rdb.Get(ctx, ns+":other").Val(); got != "1" || rdb.Exists(ctx, ns+":gone").Val() != 0 {
+		t.Fatalf("other = %q; the gone caller's own call sent: %v", got, rdb.Exists(ctx, ns+":gone").Val())
+	}
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	if co.busy != 0 {
+		t.Fatalf("sender slots busy after the batch: %d", co.busy)
+	}
+}

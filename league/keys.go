@@ -24,6 +24,10 @@ import "strconv"
 //	<ns>:{L}:r:<b>          hash   player -> 9-byte record (record.go): last period joined, tier, number
 //	<ns>:{L}:w:<b>          hash   player -> rewards earned and not yet delivered (reward.go)
 //	<ns>:{L}:q:<request id> string the stored result of a score write, for the idempotency window
+//	<ns>:{L}:q:<scope>:<request id>  the same, of a caller with a name (ScoreWrite.Scope); a request
+//	                               id of an unnamed caller may look like one (a:r1), so a league's
+//	                               writes should come from named callers or unnamed ones, not both
+//	                               (the API names every caller when keys are configured, none when not)
 //	<ns>:{L}:x              stream reward claims waiting to be recorded in Postgres
 //
 // Per-player records live in Buckets small hashes rather than one big hash:
@@ -67,7 +71,12 @@ func (k keys) claimed(start int64) string {
 	return k.prefix + "k:" + strconv.FormatInt(start, 10)
 }
 
-func (k keys) request(id string) string { return k.prefix + "q:" + id }
+func (k keys) request(scope, id string) string {
+	if scope == "" {
+		return k.prefix + "q:" + id
+	}
+	return k.prefix + "q:" + scope + ":" + id
+}
 
 func (k keys) bucket(player string) uint32 {
 	// FNV-1a, inlined: hash/fnv allocates, and this runs on every call.

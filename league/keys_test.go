@@ -47,7 +47,7 @@ return {board_key(ARGV[5], s, t, n), names_key(ARGV[5], s, t, n), r, s, t, n, nx
 func TestKeysShareHashTag(t *testing.T) {
 	k := newKeys("league", "weekly", 16384)
 	for _, key := range []string{k.tiers(), k.meta(), k.periods(), k.claims(), k.counters(1), k.board(1, 2, 3),
-		k.names(1, 2, 3), k.claimed(1), k.request("r"), k.record("p"), k.reward("p")} {
+		k.names(1, 2, 3), k.claimed(1), k.request("", "r"), k.request("game-eu", "r"), k.record("p"), k.reward("p")} {
 		if got := hashTag(key); got != "weekly" {
 			t.Errorf("%s: hash tag %q, want weekly", key, got)
 		}
@@ -93,6 +93,19 @@ func TestParseBoardID(t *testing.T) {
 	} {
 		if got, err := ParseBoardID(s); ErrorCode(err) != Invalid {
 			t.Errorf("ParseBoardID(%q) = %v, %v; want invalid", s, got, err)
+		}
+	}
+}
+
+func TestRequestKeysOfScopes(t *testing.T) {
+	k := newKeys("league", "weekly", 16)
+	for _, c := range []struct{ scope, id, want string }{
+		{"", "m-1", "league:{weekly}:q:m-1"},
+		{"game-eu", "m-1", "league:{weekly}:q:game-eu:m-1"},
+		{"game-na", "m-1", "league:{weekly}:q:game-na:m-1"},
+	} {
+		if got := k.request(c.scope, c.id); got != c.want {
+			t.Errorf("request(%q, %q) = %q, want %q", c.scope, c.id, got, c.want)
 		}
 	}
 }

@@ -21,6 +21,11 @@ type ScoreWrite struct {
 	Player    string
 	Value     int64
 	RequestID string
+	// Scope is whose request ids these are: the same RequestID in two
+	// scopes names two writes, so one caller can neither replay another's
+	// result nor claim its ids first. The API sets the name of the caller's
+	// key; "" is the scope of unnamed callers (CheckScope).
+	Scope string
 }
 
 // ScoreResult is the player's position after a write.
@@ -89,6 +94,9 @@ func (l *League) checkWrite(w ScoreWrite) error {
 	if err := CheckRequestID(w.RequestID); err != nil {
 		return err
 	}
+	if err := CheckScope(w.Scope); err != nil {
+		return err
+	}
 	return l.checkValue(w.Value)
 }
 
@@ -97,7 +105,7 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 	k := lv.keys
 	ks := []string{k.counters(p.Start.Unix()), k.record(w.Player), k.meta()}
 	if w.RequestID != "" {
-		ks = append(ks, k.request(w.RequestID))
+		ks = append(ks, k.request(w.Scope, w.RequestID))
 	}
 	pk := lv.Packing()
 	return ks, []any{

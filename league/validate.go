@@ -101,6 +101,35 @@ func CheckRequestID(id string) error {
 	return checkID("request_id", id, MaxRequestIDLen)
 }
 
+// MaxScopeLen bounds ScoreWrite.Scope, an API key's name.
+const MaxScopeLen = 32
+
+// CheckScope accepts "" or 1..MaxScopeLen bytes of a-z, 0-9, _ and -,
+// starting with a letter or digit: no colon, so that <scope>:<request id>
+// names one pair only.
+func CheckScope(scope string) error {
+	if scope == "" {
+		return nil
+	}
+	if !ValidName(scope) {
+		return fieldError("scope", "%q is not 1-%d characters of a-z, 0-9, _ and -, starting with a letter or digit", scope, MaxScopeLen)
+	}
+	return nil
+}
+
+// ValidName reports whether s is a name as API keys have (CheckScope).
+func ValidName(s string) bool {
+	if s == "" || len(s) > MaxScopeLen || s[0] == '_' || s[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // checkValue validates a write's value against the league's operator and
 // maximum. Values beyond the maximum are Overflow, not Invalid: the request
 // is well-formed, the league refuses it.

@@ -25,3 +25,17 @@ func TestCheckPlayerIDNamesTheByte(t *testing.T) {
 		t.Fatalf("a valid id: %v", err)
 	}
 }
+
+// TestCheckScope: a scope is a key's name, whose colon-free spelling keeps
+// <scope>:<request id> one pair.
+func TestCheckScope(t *testing.T) {
+	for scope, ok := range map[string]bool{
+		"": true, "game-eu": true, "a_1": true, strings.Repeat("a", 32): true,
+		"a:b": false, "Game": false, "-a": false, "_a": false, strings.Repeat("a", 33): false, "a b": false,
+	} {
+		err := league.CheckScope(scope)
+		if (err == nil) != ok || (err != nil && league.ErrorCode(err) != league.Invalid) {
+			t.Errorf("CheckScope(%q) = %v, want ok %v", scope, err, ok)
+		}
+	}
+}
