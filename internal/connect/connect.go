@@ -42,6 +42,7 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 		if opt.MaxRetries == 0 {
 			opt.MaxRetries = -1 // as below
 		}
+		opt.ContextTimeoutEnabled, opt.DialerRetries = true, 1 // as below
 		if err := clusterSettings(opt).check(); err != nil {
 			return nil, false, nil, err
 		}
@@ -63,6 +64,14 @@ func Redis(ctx context.Context, url string, log *slog.Logger) (rdb redis.Univers
 	if opt.MaxRetries == 0 {
 		opt.MaxRetries = -1
 	}
+	// A request's deadline bounds its Redis calls: go-redis then sets each
+	// socket deadline to the earlier of the context's and its own timeout,
+	// and gives up waiting for a pooled connection when the context ends.
+	// Without it a Redis that hangs holds a request for the read timeout,
+	// and one that stops accepting for five dials of five seconds each.
+	// One dial per call: a refused dial is answered (503) at once, and
+	// the next call dials again.
+	opt.ContextTimeoutEnabled, opt.DialerRetries = true, 1
 	if err := singleSettings(opt).check(); err != nil {
 		return nil, false, nil, err
 	}

@@ -26,7 +26,8 @@ func startEmbedded() (c *redis.Client, stop func(), err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("start embedded redis: %w", err)
 	}
-	c = redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1}) // as in Redis: each command sent once
+	// As in Redis: each command sent once, within the caller's deadline.
+	c = redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1, ContextTimeoutEnabled: true, DialerRetries: 1})
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
