@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -61,7 +60,7 @@ func newSettlementBody(st league.Settlement) settlementBody {
 
 // settle runs a settlement now: of the named period, else of the last one
 // that ended.
-func (s *Server) settle(r *http.Request) (reply, error) {
+func (s *Server) settle(r *http.Request, _ *Key) (reply, error) {
 	leagueID := r.PathValue("league")
 	if _, err := s.engine.League(leagueID); err != nil {
 		return nil, s.redisErr(err) // unknown, or lost by Redis
@@ -86,7 +85,7 @@ func (s *Server) settle(r *http.Request) (reply, error) {
 		if isDependencyFailure(err) {
 			// A settlement talks to Redis and the store, and its error does
 			// not say which failed: the one that does not answer now counts.
-			s.dependenciesAnswer(r.Context())
+			s.countFailing(r.Context())
 		}
 		return nil, err
 	}
@@ -99,7 +98,7 @@ const (
 	maxSettlements     = 1000
 )
 
-func (s *Server) settlements(r *http.Request) (reply, error) {
+func (s *Server) settlements(r *http.Request, _ *Key) (reply, error) {
 	leagueID := r.PathValue("league")
 	if _, err := s.engine.League(leagueID); err != nil {
 		return nil, s.redisErr(err) // unknown, or lost by Redis
@@ -112,9 +111,7 @@ func (s *Server) settlements(r *http.Request) (reply, error) {
 		}
 		limit = n
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
-	defer cancel()
-	sts, err := s.store.Settlements(ctx, leagueID, limit)
+	sts, err := s.store.Settlements(r.Context(), leagueID, limit)
 	if err != nil {
 		return nil, s.postgresErr(err)
 	}

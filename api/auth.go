@@ -2,66 +2,95 @@ package api
 
 import (
 	"crypto/sha256"
-	"crypto/subtle"
 	"net/http"
+	"slices"
 	"strings"
 
+	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/league"
 )
 
-// keyring holds the SHA-256 digests of the configured keys. Comparing
-// digests of equal length in constant time, against every key without
-// stopping at a match, tells an attacker neither a key's bytes nor its
-// length nor which key matched.
-type keyring struct {
-	api, admin [][sha256.Size]byte
+// Key is an API key as configured: a name, which is what logs, metrics and
+// request ids know it by (never the secret); a role; and the leagues it may
+// call.
+type Key struct {
+	Name string
+	// Admin opens the admin routes as well as the game-server routes.
+	Admin bool
+	// Leagues the key may call; nil: every league.
+	Leagues []string
+	// Secrets are what a caller sends: one, or two while a secret is
+	// rotated (a retry sent with the new one still replays a write sent
+	// with the old: request ids belong to the name).
+	Secrets []string
 }
 
-func newKeyring(apiKeys, adminKeys []string) keyring {
-	digests := func(keys []string) [][sha256.Size]byte {
-		var out [][sha256.Size]byte
-		for _, k := range keys {
-			if k != "" {
-				out = append(out, sha256.Sum256([]byte(k)))
+// mayCall reports whether the key opens league l.
+func (k *Key) mayCall(l string) bool { return k.Leagues == nil || slices.Contains(k.Leagues, l) }
+
+// keyring finds the key of a presented secret by its SHA-256 digest. A map
+// lookup by digest tells an attacker nothing of the secrets: the time it
+// takes depends on the digest of what they sent, and finding a secret from
+// a digest's neighbourhood is what SHA-256 makes infeasible. Equal-length
+// digests also hide a secret's length.
+type keyring struct {
+	byDigest map[[sha256.Size]byte]*Key
+	anyAdmin bool
+}
+
+func newKeyring(keys []Key) *keyring {
+	k := &keyring{byDigest: map[[sha256.Size]byte]*Key{}}
+	for i := range keys {
+		key := &keys[i]
+		for _, s := range key.Secrets {
+			if s != "" {
+				k.byDigest[sha256.Sum256([]byte(s))] = key
 			}
 		}
-		return out
+		k.anyAdmin = k.anyAdmin || key.Admin
 	}
-	return keyring{api: digests(apiKeys), admin: digests(adminKeys)}
+	return k
 }
 
 // off reports that no key is configured: authentication is off (leagued
 // then listens on loopback only).
-func (k keyring) off() bool { return len(k.api) == 0 && len(k.admin) == 0 }
+func (k *keyring) off() bool { return len(k.byDigest) == 0 }
 
-// check decides whether r may call a route that needs `need`.
-func (k keyring) check(r *http.Request, need access) error {
+// anonymous is the caller of every request while authentication is off.
+var anonymous = &Key{}
+
+// check decides whether r may call a route that needs `need`, and returns
+// the caller's key (anonymous when authentication is off or the route is
+// public). A route of one league (its path names it) also needs the key to
+// open that league.
+func (k *keyring) check(r *http.Request, need access) (*Key, error) {
 	if need == public || k.off() {
-		return nil
+		return anonymous, nil
 	}
-	key, given := presentedKey(r)
+	secret, given := presentedKey(r)
 	if !given && r.Header.Get("Authorization") != "" {
-		return league.Errorf(league.Unauthorized, "Authorization: not a key; send Authorization: Bearer <key> or X-API-Key")
+		return nil, league.Errorf(league.Unauthorized, "Authorization: not a key; send Authorization: Bearer <key> or X-API-Key")
 	}
 	if !given {
-		return league.Errorf(league.Unauthorized, "missing key: send Authorization: Bearer <key> or X-API-Key")
+		return nil, league.Errorf(league.Unauthorized, "missing key: send Authorization: Bearer <key> or X-API-Key")
 	}
-	d := sha256.Sum256([]byte(key))
-	isAdmin, isAPI := matches(k.admin, d), matches(k.api, d)
+	key, known := k.byDigest[sha256.Sum256([]byte(secret))]
 	switch {
-	case isAdmin:
-		return nil
-	case isAPI && need == game:
-		return nil
-	case isAPI && len(k.admin) == 0:
+	case !known:
+		return nil, league.Errorf(league.Unauthorized, "unknown key")
+	case need == admin && !key.Admin && !k.anyAdmin:
 		// Said only to a caller with a key: a stranger learns nothing of
 		// the configuration.
-		return league.Errorf(league.Forbidden, "admin routes are disabled: no admin keys are configured")
-	case isAPI:
-		return league.Errorf(league.Forbidden, "this route needs an admin key")
-	default:
-		return league.Errorf(league.Unauthorized, "unknown key")
+		return nil, league.Errorf(league.Forbidden, "admin routes are disabled: no admin keys are configured")
+	case need == admin && !key.Admin:
+		return nil, league.Errorf(league.Forbidden, "this route needs an admin key")
 	}
+	// The same answer whether or not the league exists: a key learns
+	// nothing of leagues outside its scope.
+	if l := r.PathValue("league"); l != "" && !key.mayCall(l) {
+		return nil, league.Errorf(league.Forbidden, "key %q may not call league %q", key.Name, excerpt.Of(l))
+	}
+	return key, nil
 }
 
 // presentedKey returns the key of "Authorization: Bearer <key>", else of
@@ -78,13 +107,4 @@ func presentedKey(r *http.Request) (string, bool) {
 		return key, true
 	}
 	return "", false
-}
-
-// matches compares d with every digest, in constant time.
-func matches(keys [][sha256.Size]byte, d [sha256.Size]byte) bool {
-	found := 0
-	for i := range keys {
-		found |= subtle.ConstantTimeCompare(keys[i][:], d[:])
-	}
-	return found == 1
 }

@@ -63,7 +63,7 @@ func TestAuthMatrix(t *testing.T) {
 	}
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
-			f := onRedis(t, withConfig(func(c *api.Config) { c.APIKeys, c.AdminKeys = cfg.apiKeys, cfg.adminKeys }))
+			f := onRedis(t, withConfig(func(c *api.Config) { c.Keys = keysOf(cfg.apiKeys, cfg.adminKeys) }))
 			send := func(r route, h http.Header) *httptest.ResponseRecorder {
 				req := httptest.NewRequest(r.method, r.path, nil)
 				req.Header = h.Clone()
@@ -125,5 +125,102 @@ func TestAuthMessages(t *testing.T) {
 		if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), c.want) {
 			t.Errorf("%s: %d %s, want 401 saying %q", c.name, w.Code, w.Body, c.want)
 		}
+	}
+}
+
+// TestKeyScopes: a key opens only its leagues (the same 403 whether or not
+// the league exists), lists only them, and an admin key's scope holds for
+// the admin routes too.
+func TestKeyScopes(t *testing.T) {
+	const euKey, naKey, opsKey = "eu-secret-0123456789", "na-secret-0123456789", "ops-secret-0123456789"
+	f := onRedis(t, withConfig(func(c *api.Config) {
+		c.Keys = []api.Key{
+			{Name: "eu", Leagues: []string{"weekly"}, Secrets: []string{euKey}},
+			{Name: "na", Leagues: []string{"other"}, Secrets: []string{naKey}},
+			{Name: "ops", Admin: true, Leagues: []string{"other"}, Secrets: []string{opsKey}},
+		}
+	}))
+	if w := f.do("POST", "/v1/leagues/weekly/join", `{"player_id":"alice","name":"Alice"}`, euKey); w.Code != http.StatusOK {
+		t.Fatalf("eu joins weekly: %d %s", w.Code, w.Body)
+	}
+	for _, c := range []struct{ method, path, body, key string }{
+		{"POST", "/v1/leagues/weekly/join", `{"player_id":"bob","name":"Bob"}`, naKey},
+		{"POST", "/v1/leagues/weekly/scores", `{"player_id":"alice","value":1}`, naKey},
+		{"GET", "/v1/leagues/weekly/players/alice", "", naKey},
+		{"GET", "/v1/leagues/weekly/boards/bronze-1", "", naKey},
+		{"GET", "/v1/leagues/weekly", "", naKey},
+		{"GET", "/v1/leagues/nope", "", euKey},
+		{"GET", "/v1/admin/leagues/weekly/settlements", "", opsKey},
+		{"POST", "/v1/admin/leagues/weekly/settle", "", opsKey},
+	} {
+		w := f.do(c.method, c.path, c.body, c.key)
+		if _, msg := errorOf(t, w); w.Code != http.StatusForbidden || !strings.Contains(msg, "may not call league") {
+			t.Errorf("%s %s: %d %q, want 403 naming the league", c.method, c.path, w.Code, msg)
+		}
+	}
+	for key, want := range map[string]int{euKey: 1, naKey: 0, opsKey: 0} {
+		w := f.do("GET", "/v1/leagues", "", key)
+		if got := len(decodeJSON(t, w.Body.Bytes())["leagues"].([]any)); w.Code != http.StatusOK || got != want {
+			t.Errorf("GET /v1/leagues: %d, %d leagues listed; want 200 and %d", w.Code, got, want)
+		}
+	}
+	w := f.do("GET", "/v1/leagues/weekly/players/alice", "", euKey)
+	if st := decodeJSON(t, w.Body.Bytes()); w.Code != http.StatusOK || st["score"] != 0.0 {
+		t.Fatalf("alice after refused writes: %d %v, want 200 and score 0", w.Code, st)
+	}
+}
+
+// TestRequestIDsBelongToTheKey: two keys sending the same request_id write
+// twice, each replaying only its own; a key's two secrets (a rotation) are
+// one name and share its ids.
+func TestRequestIDsBelongToTheKey(t *testing.T) {
+	const aKey, aNewKey, bKey = "a-secret-0123456789", "a-new-secret-0123456789", "b-secret-0123456789"
+	f := onRedis(t, withConfig(func(c *api.Config) {
+		c.Keys = []api.Key{{Name: "a", Secrets: []string{aKey, aNewKey}}, {Name: "b", Secrets: []string{bKey}}}
+	}))
+	for _, p := range []string{"alice", "bob"} {
+		f.do("POST", "/v1/leagues/weekly/join", `{"player_id":"`+p+`","name":"x"}`, aKey)
+	}
+	send := func(key, player string) map[string]any {
+		w := f.do("POST", "/v1/leagues/weekly/scores", `{"player_id":"`+player+`","value":5,"request_id":"match-1"}`, key)
+		if w.Code != http.StatusOK {
+			t.Fatalf("%s writes for %s: %d %s", key, player, w.Code, w.Body)
+		}
+		return decodeJSON(t, w.Body.Bytes())
+	}
+	if r := send(aKey, "alice"); r["replayed"] != false {
+		t.Fatalf("a's first write replayed: %v", r)
+	}
+	// b's id is b's own: not a conflict with a's (another player), not a replay.
+	if r := send(bKey, "bob"); r["replayed"] != false || r["score"] != 5.0 {
+		t.Fatalf("b's write with a's request id: %v, want it applied", r)
+	}
+	if r := send(aNewKey, "alice"); r["replayed"] != true || r["score"] != 5.0 {
+		t.Fatalf("a's retry with its new secret: %v, want the first write replayed", r)
+	}
+	if w := f.do("POST", "/v1/leagues/weekly/scores", `{"player_id":"bob","value":5,"request_id":"match-1"}`, aKey); w.Code != http.StatusConflict {
+		t.Fatalf("a's id reused for another player: %d, want 409", w.Code)
+	}
+}
+
+// TestSetKeys: keys replaced at run time take effect for the next request;
+// authentication cannot be switched off or on that way.
+func TestSetKeys(t *testing.T) {
+	f := onRedis(t)
+	const fresh = "fresh-secret-0123456789"
+	if err := f.server.SetKeys([]api.Key{{Name: "fresh", Secrets: []string{fresh}}}); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.do("GET", "/v1/leagues", "", gameKey); w.Code != http.StatusUnauthorized {
+		t.Errorf("the replaced key: %d, want 401", w.Code)
+	}
+	if w := f.do("GET", "/v1/leagues", "", fresh); w.Code != http.StatusOK {
+		t.Errorf("the new key: %d, want 200", w.Code)
+	}
+	if err := f.server.SetKeys(nil); err == nil {
+		t.Error("SetKeys(nil) turned authentication off")
+	}
+	if w := f.do("GET", "/v1/leagues", "", fresh); w.Code != http.StatusOK {
+		t.Errorf("the new key after a refused SetKeys: %d, want 200", w.Code)
 	}
 }

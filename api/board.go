@@ -9,7 +9,7 @@ import (
 
 // board serves GET /v1/leagues/{league}/boards/{board}?period=<id>: a
 // sub-board's ranking, of the current period unless one is named.
-func (s *Server) board(r *http.Request) (reply, error) {
+func (s *Server) board(r *http.Request, _ *Key) (reply, error) {
 	leagueID := r.PathValue("league")
 	if _, err := s.engine.League(leagueID); err != nil {
 		return nil, s.redisErr(err) // unknown, or lost by Redis

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ import (
 // is about a tenth of it.
 const MaxBody = 1 << 20
 
-// errTooLarge answers a body over MaxBody, here and in HTTPServer.
+// errTooLarge answers a body over MaxBody.
 var errTooLarge = &statusError{status: http.StatusRequestEntityTooLarge, err: &league.Error{
 	Code: league.Invalid, Field: "body", Message: "is over " + strconv.Itoa(MaxBody) + " bytes"}}
 
@@ -49,8 +50,14 @@ func decodeBody(r *http.Request, optional bool, decode func(d *decoder) error) e
 	*bp = data[:0]
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		var ne net.Error
+		switch {
+		case errors.As(err, &tooBig):
 			return errTooLarge
+		case errors.As(err, &ne) && ne.Timeout():
+			// A body shorter than its Content-Length waits here.
+			return &statusError{status: http.StatusRequestTimeout, err: &league.Error{Code: league.Invalid, Field: "body",
+				Message: "not received whole within " + ReadTimeout.String() + " (is it as long as its Content-Length?)"}}
 		}
 		return invalid("body", "could not be read: %v", err)
 	}

@@ -34,11 +34,12 @@ const maxPooled = 256 << 10
 var jsonContentType = []string{"application/json"}
 
 // writeReply writes rep with status and returns the status.
-func (s *Server) writeReply(w http.ResponseWriter, r *http.Request, status int, rep reply) int {
+func (s *Server) writeReply(x *exchange, status int, rep reply) int {
+	w := x.w
 	bp := bufPool.Get().(*[]byte)
 	b, err := rep.appendJSON((*bp)[:0])
 	if err != nil {
-		s.log.Error("api: encoding a reply", "method", r.Method, "route", r.Pattern, "err", err)
+		s.log.Error("api: encoding a reply", "method", x.r.Method, "route", x.r.Pattern, "request_id", x.requestID(), "err", err)
 		status = http.StatusInternalServerError
 		b = append(b[:0], `{"error":{"code":"internal","message":"internal error"}}`...)
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -52,31 +53,51 @@ func status(err error) int {
 
 // writeError writes err as {"error":{"code","message"}} with its status and
 // returns the status. Internal errors reach the caller as "internal error"
-// and the log in full.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) int {
+// and the log in full. A request past its deadline answers 503, whatever
+// failed for want of time; every 503 says when to retry (Retry-After) and
+// every 5xx carries the request id the log lines name.
+func (s *Server) writeError(x *exchange, err error) int {
+	r := x.r
 	code, message := league.ErrorCode(err), league.ErrorMessage(err)
 	if _, known := statusOf[code]; !known {
 		code = league.Internal // a code this API does not know is a bug
 	}
-	switch {
-	case code == league.Internal && r.Context().Err() != nil:
+	st := status(err)
+	switch ctxErr := r.Context().Err(); {
+	case ctxErr == context.DeadlineExceeded && (code == league.Internal || code == league.Unavailable):
+		if code == league.Internal {
+			message = "no answer within the request deadline (" + s.requestTimeout.String() + "); retry"
+		}
+		code, st = league.Unavailable, http.StatusServiceUnavailable
+		s.log.Debug("api: request past its deadline", "method", r.Method, "route", r.Pattern, "request_id", x.requestID(), "err", err)
+	case code == league.Internal && ctxErr != nil:
 		// The caller went away mid-request: not a failure of ours.
-		s.log.Debug("api: request canceled", "method", r.Method, "route", r.Pattern, "err", err)
+		s.log.Debug("api: request canceled", "method", r.Method, "route", r.Pattern, "request_id", x.requestID(), "err", err)
 		message = "internal error"
 	case code == league.Internal:
-		s.log.Error("api: internal error", "method", r.Method, "route", r.Pattern, "err", err)
+		s.log.Error("api: internal error", "method", r.Method, "route", r.Pattern, "request_id", x.requestID(), "err", err)
 		message = "internal error"
 	}
-	st := status(err)
-	if code == league.Unauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="league"`)
+	h := x.w.Header()
+	switch {
+	case code == league.Unauthorized:
+		h.Set("WWW-Authenticate", `Bearer realm="league"`)
+	case st == http.StatusServiceUnavailable:
+		h["Retry-After"] = retryAfter
+	}
+	if st >= 500 {
+		x.echoRequestID(true)
 	}
 	var se *statusError
 	if errors.As(err, &se) && se.allow != "" {
-		w.Header().Set("Allow", se.allow)
+		h.Set("Allow", se.allow)
 	}
-	return s.writeReply(w, r, st, errorReply{code: code, message: message})
+	return s.writeReply(x, st, errorReply{code: code, message: message})
 }
+
+// retryAfter is the Retry-After of a 503: a second, after which a
+// dependency that blipped is back, or the client backs off further.
+var retryAfter = []string{"1"}
 
 // errorReply is the body of every error.
 type errorReply struct {

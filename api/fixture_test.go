@@ -151,7 +151,7 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 	f.settler = &fakeSettler{store: f.store}
 	cfg := api.Config{
 		Engine: e, Store: f.store, Settler: f.settler,
-		APIKeys: []string{gameKey}, AdminKeys: []string{adminKey},
+		Keys:     keysOf([]string{gameKey}, []string{adminKey}),
 		Registry: f.reg, Logger: quiet,
 	}
 	for _, o := range opts {
@@ -191,13 +191,26 @@ func (f *fixture) do(method, path, body, key string) *httptest.ResponseRecorder 
 	return w
 }
 
+// keysOf names game and admin secrets game-1, game-2, ..., admin-1, ...,
+// each opening every league.
+func keysOf(game, admin []string) []api.Key {
+	var keys []api.Key
+	for i, s := range game {
+		keys = append(keys, api.Key{Name: fmt.Sprintf("game-%d", i+1), Secrets: []string{s}})
+	}
+	for i, s := range admin {
+		keys = append(keys, api.Key{Name: fmt.Sprintf("admin-%d", i+1), Admin: true, Secrets: []string{s}})
+	}
+	return keys
+}
+
 // serve puts api.HTTPServer, leagued's server, in front of the handler on a
 // loopback port: from now on the fixture's requests travel over HTTP/1.1.
 func (f *fixture) serve() {
 	f.tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	testsvc.Must(f.tb, err, "listen")
-	srv := api.NewHTTPServer(f.handler, slog.New(slog.NewTextHandler(f.log, nil)))
+	srv := api.NewHTTPServer(f.handler, api.ServeOptions{Logger: slog.New(slog.NewTextHandler(f.log, nil))})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	f.base = "http://" + ln.Addr().String()

@@ -1,295 +1,146 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/valyala/fasthttp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/league"
 )
 
-// Timeouts of HTTPServer, per connection.
+// Limits of the HTTP server, per connection.
 const (
-	ReadTimeout  = 30 * time.Second // a whole request, from its first byte
-	WriteTimeout = 30 * time.Second // a whole response
-	IdleTimeout  = 2 * time.Minute  // a kept-alive connection waiting for its next request
-	// MaxHeaderBytes bounds a request's line and headers (431 past it).
+	ReadHeaderTimeout = 10 * time.Second // a request line and headers, from the first byte
+	ReadTimeout       = 30 * time.Second // a whole request, headers and body
+	WriteTimeout      = 30 * time.Second // a whole response, from the end of the request's headers
+	IdleTimeout       = 2 * time.Minute  // a kept-alive connection waiting for its next request
+	// MaxHeaderBytes bounds a request's line and headers (431 past it;
+	// net/http allows 4 KiB of slack on top).
 	MaxHeaderBytes = 16 << 10
 )
 
-// HTTPServer serves a Handler over HTTP/1.1 on fasthttp's server, as
-// leagued does. Per request it costs about a sixth less CPU than net/http's
-// server, whose cost on a small JSON call is mostly its own: a goroutine
-// that watches every connection for the client going away (a read and a
-// wake-up per request), a deadline reset at each step, headers in fresh
-// maps. That is what held HTTP score writes under the benchmark target
-// (BENCHMARKS.md).
-//
-// The handlers stay net/http handlers, tested as such: each request is
-// handed to them as an *http.Request whose strings are copies, so nothing
-// a handler keeps points into fasthttp's reused buffers. Differences from
-// net/http a client can see: a body is read whole before the handler runs
-// (at most MaxBody; past it 413 whatever the route), the request context is
-// not cancelled when the client goes away, and malformed requests are
-// answered with this API's JSON errors.
-type HTTPServer struct {
-	fs  *fasthttp.Server
-	log *slog.Logger
+// Connection caps of ServeOptions left at zero.
+const (
+	DefaultMaxConnections          = 4096
+	DefaultMaxConnectionsPerClient = 256
+)
+
+// ServeOptions configure HTTPServer.
+type ServeOptions struct {
+	// MaxConnections caps the connections open at once (0: the default,
+	// -1: no cap); MaxConnectionsPerClient caps them per client address
+	// (an IPv6 client's /64). A connection past a cap is closed as soon as
+	// it is accepted (connlimit.go).
+	MaxConnections, MaxConnectionsPerClient int
+	// H2C serves HTTP/2 without TLS (prior knowledge or Upgrade) beside
+	// HTTP/1.1.
+	H2C bool
+	// Logger receives the server's own messages (nil: slog.Default()).
+	Logger *slog.Logger
+	// Registry receives the connection metrics (nil: none).
+	Registry *prometheus.Registry
 }
 
-// NewHTTPServer returns a server for h; log receives the server's own
-// errors (nil: slog.Default()).
-func NewHTTPServer(h http.Handler, log *slog.Logger) *HTTPServer {
+// HTTPServer is leagued's HTTP server: net/http's, with the limits above
+// and capped connections. Each request reaches the handler after its
+// headers only: the handler checks the key before it reads a body, so a
+// caller without a valid key costs no more than its headers.
+type HTTPServer struct {
+	srv   *http.Server
+	conns *connLimits
+}
+
+// NewHTTPServer returns a server for h.
+func NewHTTPServer(h http.Handler, o ServeOptions) *HTTPServer {
+	log := o.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	return &HTTPServer{log: log, fs: &fasthttp.Server{
-		Handler:      bridge(h, log),
-		ErrorHandler: writeTransportError,
-		Logger:       fasthttpLogger{log},
-		ReadTimeout:  ReadTimeout,
-		WriteTimeout: WriteTimeout,
-		IdleTimeout:  IdleTimeout,
-		// The request line and headers must fit the read buffer.
-		ReadBufferSize:     MaxHeaderBytes,
-		MaxRequestBodySize: MaxBody,
-		// A client that asks before sending a body too large is refused
-		// then, not told to go ahead and send it for nothing.
-		ExpectHandler: func(ctx *fasthttp.RequestCtx) int {
-			if ctx.Request.Header.ContentLength() > MaxBody {
-				writeTransportError(ctx, fasthttp.ErrBodyTooLarge)
-				return http.StatusRequestEntityTooLarge
-			}
-			return fasthttp.StatusContinue
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(o.H2C)
+	return &HTTPServer{
+		conns: newConnLimits(o.MaxConnections, o.MaxConnectionsPerClient, o.Registry),
+		srv: &http.Server{
+			Handler:           recovering(h, log),
+			ReadHeaderTimeout: ReadHeaderTimeout,
+			ReadTimeout:       ReadTimeout,
+			WriteTimeout:      WriteTimeout,
+			IdleTimeout:       IdleTimeout,
+			MaxHeaderBytes:    MaxHeaderBytes,
+			Protocols:         protocols,
+			// OPTIONS * reaches the handler, which answers this API's JSON
+			// 400, rather than net/http's empty 200.
+			DisableGeneralOptionsHandler: true,
+			ErrorLog:                     slog.NewLogLogger(serverLog{log.Handler()}, slog.LevelDebug),
 		},
-		HeaderReceived:        markChunked,
-		NoDefaultServerHeader: true,
-		NoDefaultContentType:  true,
-		CloseOnShutdown:       true,
-		// fasthttp's log lines would otherwise quote requests, keys included.
-		SecureErrorLogMessage: true,
-	}}
+	}
 }
 
 // Serve accepts connections on ln until Shutdown, then returns nil. Out of
-// file descriptors, it waits for connections to close (patientListener).
+// file descriptors, it waits for connections to close (net/http retries a
+// failing accept).
 func (s *HTTPServer) Serve(ln net.Listener) error {
-	return s.fs.Serve(patientListener{Listener: ln, log: s.log})
+	err := s.srv.Serve(s.conns.listener(ln))
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
 }
 
-// trailerMark is a field markChunked appends to a chunked request's
-// headers before its body is read: fasthttp adds the body's trailers after
-// the headers, and newRequest keeps what follows the mark out of Header, as
-// net/http does. A key sent as a trailer (which a gateway checking headers
-// would not see) is no key.
-const trailerMark = "X-League-Trailers-Follow"
-
-// markChunked runs once a request's headers are read. For a chunked body,
-// it marks where trailers would begin, and if the request also says
-// Content-Length, closes the connection after the reply (RFC 9112 6.1): a
-// proxy in front that framed the request by its length would read the rest
-// of the body as the next request.
-func markChunked(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
-	// A client's own mark would hide the headers after it.
-	h.Del(trailerMark)
-	if h.ContentLength() != -1 { // not chunked: no trailers
-		return fasthttp.RequestConfig{}
-	}
-	if hasField(h.RawHeaders(), "content-length") {
-		h.SetConnectionClose()
-	}
-	h.Add(trailerMark, "")
-	return fasthttp.RequestConfig{}
-}
-
-// hasField reports whether raw header lines hold a field named name, in
-// any case.
-func hasField(raw []byte, name string) bool {
-	for line := range bytes.SplitSeq(raw, []byte("\n")) {
-		if k, _, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(k), []byte(name)) {
-			return true
-		}
-	}
-	return false
+// recovering answers a panic of h with a JSON 500 (the JSON routes recover
+// their own; this is for the raw ones, /metrics and /openapi.yaml) rather
+// than net/http's dropped connection. http.ErrAbortHandler still drops it.
+func recovering(h http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("api: handler panicked", "method", r.Method, "path", excerpt.Of(r.URL.EscapedPath()), "panic", v)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusInternalServerError)
+				b, _ := errorReply{code: league.Internal, message: "internal error"}.appendJSON(nil)
+				w.Write(b)
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Shutdown stops accepting, closes idle connections and waits for requests
 // in flight to finish, or for ctx to end.
-func (s *HTTPServer) Shutdown(ctx context.Context) error { return s.fs.ShutdownWithContext(ctx) }
+func (s *HTTPServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
 
-// bridge runs h on fasthttp's requests.
-func bridge(h http.Handler, log *slog.Logger) fasthttp.RequestHandler {
-	return func(ctx *fasthttp.RequestCtx) {
-		r, err := newRequest(ctx)
-		if err != nil {
-			writeTransportError(ctx, err)
-			return
-		}
-		w := &responseWriter{ctx: ctx, header: make(http.Header, 4)}
-		defer func() {
-			if v := recover(); v != nil {
-				// api.serve recovers its handlers' panics; this one is a
-				// raw route's, or http.ErrAbortHandler: drop the reply and
-				// the connection, as net/http does.
-				if v != http.ErrAbortHandler {
-					log.Error("api: handler panicked", "method", r.Method, "path", r.URL.Path, "panic", v)
-				}
-				ctx.Response.Reset()
-				ctx.SetConnectionClose()
-				writeErrorReply(ctx, http.StatusInternalServerError, league.Internal, "internal error")
-			}
-		}()
-		h.ServeHTTP(w, r)
-		w.WriteHeader(http.StatusOK) // a handler that wrote nothing: 200, empty
-	}
-}
+// serverLog sends net/http's own log lines to slog. Most are about one
+// client's connection (a TLS handshake, a malformed request, a reply the
+// client did not wait for): debug, so that no client can write a warning per
+// request into the operator's log. A failing accept is the server's own
+// trouble (net/http logs it at most once a second while it lasts): warn; a
+// panic: error.
+type serverLog struct{ slog.Handler }
 
-// newRequest copies the request out of fasthttp's buffers into an
-// *http.Request as net/http's server would build it. The URL is parsed from
-// the request target as sent (fasthttp's own URI normalizes paths), so
-// serveHTTP answers unclean paths with a 404 as it does under net/http.
-func newRequest(ctx *fasthttp.RequestCtx) (*http.Request, error) {
-	uri := string(ctx.RequestURI())
-	u, err := url.ParseRequestURI(uri)
-	if err != nil {
-		return nil, &statusError{status: http.StatusBadRequest, err: &league.Error{
-			Code: league.Invalid, Message: "malformed request target " + strconv.Quote(excerpt.Of(uri))}}
-	}
-	r := &http.Request{
-		Method:     string(ctx.Method()),
-		URL:        u,
-		Proto:      string(ctx.Request.Header.Protocol()),
-		ProtoMajor: 1,
-		ProtoMinor: 1,
-		Header:     make(http.Header, 8),
-		Body:       http.NoBody,
-		Host:       string(ctx.Host()),
-		RemoteAddr: ctx.RemoteAddr().String(),
-		RequestURI: uri,
-	}
-	if r.Proto == "HTTP/1.0" {
-		r.ProtoMinor = 0
-	}
-	fields := r.Header
-	for k, v := range ctx.Request.Header.All() {
-		switch string(k) { // no allocation: a comparison
-		case "Host", "Transfer-Encoding": // net/http moves them out of Header
-			continue
-		case trailerMark:
-			r.Trailer = make(http.Header)
-			fields = r.Trailer
-			continue
-		}
-		fields[string(k)] = append(fields[string(k)], string(v))
-	}
-	if body := ctx.PostBody(); len(body) > 0 {
-		// Read during the handler only, so the body need not be copied.
-		r.Body, r.ContentLength = readCloser{bytes.NewReader(body)}, int64(len(body))
-	}
-	return r, nil
-}
-
-type readCloser struct{ *bytes.Reader }
-
-func (readCloser) Close() error { return nil }
-
-// responseWriter is an http.ResponseWriter onto fasthttp's response. Like
-// net/http it takes the headers when the status is written and ignores
-// later changes.
-type responseWriter struct {
-	ctx    *fasthttp.RequestCtx
-	header http.Header
-	wrote  bool
-}
-
-func (w *responseWriter) Header() http.Header { return w.header }
-
-func (w *responseWriter) WriteHeader(status int) {
-	if w.wrote {
-		return
-	}
-	w.wrote = true
-	resp := &w.ctx.Response
-	resp.SetStatusCode(status)
-	for k, vs := range w.header {
-		if k == "Content-Length" { // fasthttp sets it from the body
-			continue
-		}
-		for _, v := range vs {
-			resp.Header.Add(k, v)
-		}
-	}
-}
-
-func (w *responseWriter) Write(p []byte) (int, error) {
-	if !w.wrote {
-		if w.header.Get("Content-Type") == "" && len(p) > 0 {
-			w.header.Set("Content-Type", http.DetectContentType(p)) // as net/http does
-		}
-		w.WriteHeader(http.StatusOK)
-	}
-	w.ctx.Response.AppendBody(p) // copies: callers reuse p
-	return len(p), nil
-}
-
-// writeTransportError answers a request the server could not read, or
-// could not hand to the handler, with this API's JSON error.
-func writeTransportError(ctx *fasthttp.RequestCtx, err error) {
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		err = errTooLarge // as decodeBody answers past MaxBody
-	}
-	var se *statusError
-	var small *fasthttp.ErrSmallBuffer
-	var ne net.Error
+func (h serverLog) Handle(ctx context.Context, r slog.Record) error {
 	switch {
-	case errors.As(err, &se):
-		writeErrorReply(ctx, se.status, se.err.Code, league.ErrorMessage(se.err))
-	case errors.As(err, &small):
-		writeErrorReply(ctx, http.StatusRequestHeaderFieldsTooLarge, league.Invalid,
-			"headers: the request line and headers are over "+strconv.Itoa(MaxHeaderBytes)+" bytes")
-	case errors.As(err, &ne) && ne.Timeout():
-		// A body shorter than its Content-Length waits here, and so does a
-		// client ending header lines in a bare LF (fasthttp reads headers up
-		// to a blank line of CRLFs only): the message names both.
-		writeErrorReply(ctx, http.StatusRequestTimeout, league.Invalid,
-			"request: not received whole within "+ReadTimeout.String()+
-				" (is the body as long as its Content-Length? do header lines end in CRLF?)")
-	default:
-		// Not err's text: fasthttp's quotes the request, keys included.
-		writeErrorReply(ctx, http.StatusBadRequest, league.Invalid, "request: not a well-formed HTTP/1.1 request")
+	case strings.Contains(r.Message, "Accept error"):
+		r.Level = slog.LevelWarn
+	case strings.Contains(r.Message, "panic serving"):
+		r.Level = slog.LevelError
 	}
-}
-
-func writeErrorReply(ctx *fasthttp.RequestCtx, status int, code league.Code, message string) {
-	b, _ := errorReply{code: code, message: message}.appendJSON(nil)
-	ctx.SetStatusCode(status)
-	ctx.SetContentType("application/json")
-	ctx.SetBody(b)
-}
-
-// fasthttpLogger sends fasthttp's own messages to slog. A connection that
-// ended in error is a client's doing (a malformed request, already answered
-// with a 400), so it is logged at debug: at warn, any client could flood the
-// log with a line per request. The rest (accept errors, connection limits)
-// is the server's own trouble and stays at warn.
-type fasthttpLogger struct{ log *slog.Logger }
-
-func (l fasthttpLogger) Printf(format string, args ...any) {
-	msg := "api: http server: " + fmt.Sprintf(format, args...)
-	if strings.HasPrefix(format, "error when serving connection") {
-		l.log.Debug(msg)
-		return
+	r.Message = "api: http server: " + strings.TrimSuffix(r.Message, "\n")
+	if !h.Handler.Enabled(ctx, r.Level) {
+		return nil
 	}
-	l.log.Warn(msg)
+	return h.Handler.Handle(ctx, r)
 }
+
+// Enabled lets every line through to Handle, which decides its level.
+func (serverLog) Enabled(context.Context, slog.Level) bool { return true }

@@ -49,7 +49,7 @@ type rewardBody struct {
 	Items  []tiers.Item `json:"items"`
 }
 
-func (s *Server) join(r *http.Request) (reply, error) {
+func (s *Server) join(r *http.Request, _ *Key) (reply, error) {
 	leagueID := r.PathValue("league")
 	var req joinRequest
 	if err := decodeBody(r, false, req.decode); err != nil {

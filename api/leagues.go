@@ -48,22 +48,25 @@ type periodBody struct {
 	End   string `json:"end"`
 }
 
-func (s *Server) leagues(r *http.Request) (reply, error) {
-	all := s.engine.Leagues()
-	out := make([]leagueBody, len(all))
-	for i, l := range all {
+// leagues lists the leagues the caller's key may call.
+func (s *Server) leagues(r *http.Request, caller *Key) (reply, error) {
+	out := []leagueBody{}
+	for _, l := range s.engine.Leagues() {
+		if !caller.mayCall(l.ID) {
+			continue
+		}
 		b, err := s.summary(r, l)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = b
+		out = append(out, b)
 	}
 	return marshal{struct {
 		Leagues []leagueBody `json:"leagues"`
 	}{out}}, nil
 }
 
-func (s *Server) league(r *http.Request) (reply, error) {
+func (s *Server) league(r *http.Request, _ *Key) (reply, error) {
 	l, err := s.engine.League(r.PathValue("league"))
 	if err != nil {
 		return nil, s.redisErr(err) // unknown, or lost by Redis

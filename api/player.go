@@ -92,7 +92,7 @@ type profileResult struct {
 // comes from the engine, the history from the store, read concurrently. A
 // store failure does not fail the lookup: the live engine keeps serving
 // while Postgres is down, and the reply says the history is missing.
-func (s *Server) player(r *http.Request) (reply, error) {
+func (s *Server) player(r *http.Request, _ *Key) (reply, error) {
 	ctx := r.Context()
 	leagueID, player := r.PathValue("league"), r.PathValue("player_id")
 	if _, err := s.engine.League(leagueID); err != nil {
@@ -103,7 +103,9 @@ func (s *Server) player(r *http.Request) (reply, error) {
 	}
 	stored := make(chan profileResult, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		// A store that hangs gives up in time for the live part to be
+		// answered within the request's deadline.
+		ctx, cancel := context.WithTimeout(ctx, s.requestTimeout*4/5)
 		defer cancel()
 		p, err := s.store.Profile(ctx, leagueID, player, s.historyLimit)
 		stored <- profileResult{p, err}
@@ -130,8 +132,7 @@ func (s *Server) player(r *http.Request) (reply, error) {
 		body.History = []historyBody{}
 	default:
 		s.postgresErr(prof.err)
-		s.log.Warn("api: player history unavailable; answering with the live standing only",
-			"league", leagueID, "player", player, "err", prof.err)
+		s.health.warn(s, "postgres", "player history unavailable; answering with the live standing only", prof.err)
 		body.HistoryUnavailable = true
 	}
 
@@ -194,7 +195,7 @@ type standingError struct {
 
 // standings serves POST /v1/leagues/{league}/standings: several players'
 // standings in one Redis round trip, each failing on its own.
-func (s *Server) standings(r *http.Request) (reply, error) {
+func (s *Server) standings(r *http.Request, _ *Key) (reply, error) {
 	leagueID := r.PathValue("league")
 	var req standingsRequest
 	if err := decodeBody(r, false, req.decode); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/league-engine/league/api"
@@ -270,35 +271,98 @@ func TestSettleCountsTheDependencyThatFailed(t *testing.T) {
 	}
 }
 
+// TestReadiness: ready follows what the game-server routes need (Redis);
+// the store's state rides along in the reply and a gauge, and its outage
+// leaves the replica ready.
 func TestReadiness(t *testing.T) {
-	if f := onRedis(t); f.do("GET", "/readyz", "", noKey).Code != http.StatusOK {
-		t.Fatal("readyz with everything up: not 200")
+	f := onRedis(t)
+	if st := readyStore(t, f); st != "ok" {
+		t.Fatalf("store %q with everything up, want ok", st)
 	}
+	for dep, want := range map[string]float64{"redis": 1, "postgres": 1} {
+		if got := metricValue(t, f, "league_dependency_up", "dependency", dep); got != want {
+			t.Errorf("league_dependency_up{%s} = %v, want %v", dep, got, want)
+		}
+	}
+
+	pg := onRedis(t, withConfig(func(c *api.Config) { c.Store = failingStore{c.Store} }))
+	if st := readyStore(t, pg); st != "unavailable" {
+		t.Fatalf("store %q with the store down, want unavailable", st)
+	}
+	if got := metricValue(t, pg, "league_dependency_up", "dependency", "postgres"); got != 0 {
+		t.Errorf("league_dependency_up{postgres} = %v with the store down, want 0", got)
+	}
+
 	for _, c := range []struct {
-		name    string
-		f       *fixture
-		says    string
-		counted string
+		name string
+		f    *fixture
 	}{
-		{"redis down", onDownRedis(t), "redis", "redis"},
-		{"store down", onRedis(t, withConfig(func(c *api.Config) { c.Store = failingStore{c.Store} })), "postgres", "postgres"},
-		{"both down", onDownRedis(t, withConfig(func(c *api.Config) { c.Store = failingStore{c.Store} })), "redis and the store", "redis"},
+		{"redis down", onDownRedis(t)},
+		{"both down", onDownRedis(t, withConfig(func(c *api.Config) { c.Store = failingStore{c.Store} }))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.f.tb = t
 			w := c.f.do("GET", "/readyz", "", noKey)
 			code, msg := errorOf(t, w)
-			if w.Code != http.StatusServiceUnavailable || code != "unavailable" || !strings.Contains(msg, c.says) {
-				t.Fatalf("got %d %s %q, want 503 unavailable naming %s", w.Code, code, msg, c.says)
+			if w.Code != http.StatusServiceUnavailable || code != "unavailable" || !strings.Contains(msg, "redis") {
+				t.Fatalf("got %d %s %q, want 503 unavailable naming redis", w.Code, code, msg)
+			}
+			if w.Header().Get("Retry-After") == "" {
+				t.Error("a 503 without Retry-After")
 			}
 			if w := c.f.do("GET", "/healthz", "", noKey); w.Code != http.StatusOK {
 				t.Errorf("healthz: %d, want 200 whatever the dependencies", w.Code)
 			}
-			if n := metricValue(t, c.f, "league_dependency_errors_total", "dependency", c.counted); n != 1 {
-				t.Errorf("%s errors %v, want 1", c.counted, n)
+			if n := metricValue(t, c.f, "league_dependency_errors_total", "dependency", "redis"); n != 1 {
+				t.Errorf("redis errors %v, want 1", n)
+			}
+			if got := metricValue(t, c.f, "league_dependency_up", "dependency", "redis"); got != 0 {
+				t.Errorf("league_dependency_up{redis} = %v, want 0", got)
 			}
 		})
 	}
+}
+
+// readyStore probes /readyz, which must answer 200, until the store's state
+// is known, and returns it.
+func readyStore(t *testing.T, f *fixture) string {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		w := f.do("GET", "/readyz", "", noKey)
+		if w.Code != http.StatusOK {
+			t.Fatalf("readyz: %d %s, want 200", w.Code, w.Body)
+		}
+		st, _ := decodeJSON(t, w.Body.Bytes())["store"].(string)
+		if st != "unknown" || time.Now().After(deadline) {
+			return st
+		}
+	}
+}
+
+// TestReadinessWarnsSparingly: the probes need no key, so a dependency
+// that does not answer is logged once per 10 s, not once per probe; and
+// once more when it answers again.
+func TestReadinessWarnsSparingly(t *testing.T) {
+	f := onDownRedis(t)
+	for range 20 {
+		f.do("GET", "/readyz", "", noKey)
+	}
+	if n := strings.Count(f.log.String(), "level=WARN"); n != 1 {
+		t.Fatalf("%d warnings for 20 probes of a Redis that is down, want 1:\n%s", n, f.log.String())
+	}
+}
+
+// TestReadinessWhileDraining: once the server drains (a shutdown began),
+// readiness fails so that load balancers stop sending requests, while
+// requests still in flight or arriving are served.
+func TestReadinessWhileDraining(t *testing.T) {
+	f := onRedis(t)
+	f.server.Drain()
+	w := f.do("GET", "/readyz", "", noKey)
+	if _, msg := errorOf(t, w); w.Code != http.StatusServiceUnavailable || !strings.Contains(msg, "shutting down") {
+		t.Fatalf("readyz while draining: %d %q, want 503 saying it is shutting down", w.Code, msg)
+	}
+	f.join("alice")
 }
 
 // TestReadinessAfterRedisLostTheLeague: Redis answers but lost the leagues
@@ -401,7 +465,14 @@ func (panickingSettler) SettleNow(context.Context, string, time.Time) (league.Se
 // series with the given label pairs.
 func metricValue(tb testing.TB, f *fixture, name string, labels ...string) float64 {
 	tb.Helper()
-	families, err := f.reg.Gather()
+	return gathered(tb, f.reg, name, labels...)
+}
+
+// gathered reads the series of a counter, gauge or histogram (its count)
+// with the given label pairs from reg; 0 when there is none.
+func gathered(tb testing.TB, reg *prometheus.Registry, name string, labels ...string) float64 {
+	tb.Helper()
+	families, err := reg.Gather()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -413,6 +484,9 @@ func metricValue(tb testing.TB, f *fixture, name string, labels ...string) float
 			if hasLabels(m, labels) {
 				if h := m.GetHistogram(); h != nil {
 					return float64(h.GetSampleCount())
+				}
+				if g := m.GetGauge(); g != nil {
+					return g.GetValue()
 				}
 				return m.GetCounter().GetValue()
 			}

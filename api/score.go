@@ -50,7 +50,7 @@ func (req *scoreRequest) write(prefix string) (league.ScoreWrite, error) {
 	return league.ScoreWrite{Player: player, Value: v, RequestID: optionalString(req.requestID)}, nil
 }
 
-func (s *Server) score(r *http.Request) (reply, error) {
+func (s *Server) score(r *http.Request, caller *Key) (reply, error) {
 	leagueID := r.PathValue("league")
 	var w league.ScoreWrite
 	err := decodeBody(r, false, func(d *decoder) error {
@@ -67,6 +67,7 @@ func (s *Server) score(r *http.Request) (reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.Scope = caller.Name // request ids belong to the key's name
 	res, err := s.engine.Score(r.Context(), leagueID, w)
 	if err != nil {
 		return nil, s.redisErr(err)
@@ -110,7 +111,7 @@ func (req *batchRequest) decode(d *decoder) error {
 // scoreBatch applies many writes in one Redis round trip. A malformed body
 // or element is refused whole, before anything is written; writes the
 // engine refuses fail on their own, in their place in "results".
-func (s *Server) scoreBatch(r *http.Request) (reply, error) {
+func (s *Server) scoreBatch(r *http.Request, caller *Key) (reply, error) {
 	leagueID := r.PathValue("league")
 	var req batchRequest
 	if err := decodeBody(r, false, req.decode); err != nil {
@@ -120,6 +121,9 @@ func (s *Server) scoreBatch(r *http.Request) (reply, error) {
 		return nil, invalid("writes", "required")
 	}
 	writes := *req.writes
+	for i := range writes {
+		writes[i].Scope = caller.Name
+	}
 	if _, err := s.engine.League(leagueID); err != nil {
 		return nil, s.redisErr(err) // unknown league: 404 even for an empty batch; or lost by Redis
 	}

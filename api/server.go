@@ -9,11 +9,13 @@ package api
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"path"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -33,32 +35,43 @@ type Config struct {
 	Store  league.Store
 	// Settler runs settlements for the admin route; nil makes it answer 503.
 	Settler Settler
-	// APIKeys open the game-server routes, AdminKeys the admin routes (and
-	// the game-server routes). No keys at all turns authentication off.
-	APIKeys, AdminKeys []string
+	// Keys open the routes (Key). No keys at all turns authentication off.
+	Keys []Key
 	// Registry receives the metrics and is served at /metrics; nil: a
 	// private registry.
 	Registry *prometheus.Registry
 	Logger   *slog.Logger // nil: slog.Default()
+	// AccessLog is the level of the line logged per request; nil: none.
+	AccessLog slog.Leveler
 	// HistoryLimit is how many settled periods a player lookup returns
 	// (default 10).
 	HistoryLimit int
+	// RequestTimeout is every request's deadline (default
+	// DefaultRequestTimeout), but for running a settlement, which has the
+	// settler's own.
+	RequestTimeout time.Duration
 }
 
-// DefaultHistoryLimit is the HistoryLimit of a zero Config.
-const DefaultHistoryLimit = 10
+// Defaults of a zero Config.
+const (
+	DefaultHistoryLimit   = 10
+	DefaultRequestTimeout = 5 * time.Second
+)
 
 // Server is the HTTP API. Build it with New; it is safe for concurrent use.
 type Server struct {
-	engine       *league.Engine
-	store        league.Store
-	settler      Settler
-	keys         keyring
-	metrics      *metrics
-	registry     *prometheus.Registry
-	log          *slog.Logger
-	historyLimit int
-	mux          *http.ServeMux
+	engine         *league.Engine
+	store          league.Store
+	settler        Settler
+	keys           atomic.Pointer[keyring]
+	metrics        *metrics
+	registry       *prometheus.Registry
+	log            *slog.Logger
+	accessLog      slog.Leveler
+	historyLimit   int
+	requestTimeout time.Duration
+	health         *health
+	mux            *http.ServeMux
 	// unmatchedRoute answers what no route takes (see unmatched).
 	unmatchedRoute http.Handler
 }
@@ -66,15 +79,17 @@ type Server struct {
 // New builds the server and registers its metrics on cfg.Registry.
 func New(cfg Config) *Server {
 	s := &Server{
-		engine:       cfg.Engine,
-		store:        cfg.Store,
-		settler:      cfg.Settler,
-		keys:         newKeyring(cfg.APIKeys, cfg.AdminKeys),
-		registry:     cfg.Registry,
-		log:          cfg.Logger,
-		historyLimit: cfg.HistoryLimit,
-		mux:          http.NewServeMux(),
+		engine:         cfg.Engine,
+		store:          cfg.Store,
+		settler:        cfg.Settler,
+		registry:       cfg.Registry,
+		log:            cfg.Logger,
+		accessLog:      cfg.AccessLog,
+		historyLimit:   cfg.HistoryLimit,
+		requestTimeout: cfg.RequestTimeout,
+		mux:            http.NewServeMux(),
 	}
+	s.keys.Store(newKeyring(cfg.Keys))
 	if s.registry == nil {
 		s.registry = prometheus.NewRegistry()
 	}
@@ -84,10 +99,26 @@ func New(cfg Config) *Server {
 	if s.historyLimit <= 0 {
 		s.historyLimit = DefaultHistoryLimit
 	}
+	if s.requestTimeout <= 0 {
+		s.requestTimeout = DefaultRequestTimeout
+	}
 	s.metrics = newMetrics(s.registry)
 	registerEngine(s.registry, s.engine)
+	s.health = newHealth(s)
 	s.routes()
 	return s
+}
+
+// SetKeys replaces the keys, for requests that arrive from now on (leagued
+// reloads them on SIGHUP). Authentication cannot be turned on or off this
+// way: that decides which addresses leagued listens on.
+func (s *Server) SetKeys(keys []Key) error {
+	next := newKeyring(keys)
+	if next.off() != s.keys.Load().off() {
+		return errors.New("api: keys cannot be added to or removed from a server started without them, or all removed: restart it")
+	}
+	s.keys.Store(next)
+	return nil
 }
 
 // Handler returns the root handler.
@@ -138,12 +169,14 @@ func (s *Server) routes() {
 	s.handle("POST /v1/leagues/{league}/scores/batch", game, s.scoreBatch)
 	s.handle("GET /v1/leagues/{league}/players/{player_id}", game, s.player)
 	s.handle("POST /v1/leagues/{league}/standings", game, s.standings)
-	s.handle("GET /v1/leagues/{league}/boards/{board}", game, s.board, "period")
+	s.handle("GET /v1/leagues/{league}/boards/{board}", game, s.board, takes("period"))
 	s.handle("GET /v1/leagues", game, s.leagues)
 	s.handle("GET /v1/leagues/{league}", game, s.league)
 
-	s.handle("POST /v1/admin/leagues/{league}/settle", admin, s.settle)
-	s.handle("GET /v1/admin/leagues/{league}/settlements", admin, s.settlements, "limit")
+	// A settlement has its own deadline (the settler's), longer than a
+	// request's: it may read a million players.
+	s.handle("POST /v1/admin/leagues/{league}/settle", admin, s.settle, ownDeadline)
+	s.handle("GET /v1/admin/leagues/{league}/settlements", admin, s.settlements, takes("limit"))
 
 	s.handle("GET /healthz", public, s.healthz)
 	s.handle("GET /readyz", public, s.readyz)
@@ -155,54 +188,101 @@ func (s *Server) routes() {
 }
 
 // endpoint serves one JSON route: the reply of a 200, or an error that
-// writeError turns into its status and body.
-type endpoint func(r *http.Request) (reply, error)
+// writeError turns into its status and body. caller is the key the
+// request was made with (anonymous when authentication is off).
+type endpoint func(r *http.Request, caller *Key) (reply, error)
 
-// handle registers a JSON route behind the key check and the metrics, and
-// returns its handler. An API route takes the query parameters named in
-// takes and refuses any other (checkQuery); public routes (the probes and
-// the catch-all's 404 and 405) answer whatever the query.
-func (s *Server) handle(pattern string, need access, ep endpoint, takes ...string) http.Handler {
-	route := s.metrics.route(pattern)
-	checked := need != public
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		status := s.serve(w, r, need, ep, checked, takes)
-		route.observe(status, time.Since(start))
-	})
+// route is a JSON route as registered.
+type route struct {
+	pattern string
+	need    access
+	ep      endpoint
+	metrics *routeMetrics
+	// takes are the query parameters an API route takes (checkQuery).
+	// Public routes (the probes and the catch-all's 404 and 405) answer
+	// whatever the query.
+	takes       []string
+	selfBounded bool // no request deadline: the endpoint bounds itself
+}
+
+// routeOption sets a route's options at registration.
+type routeOption func(*route)
+
+func takes(params ...string) routeOption { return func(rt *route) { rt.takes = params } }
+func ownDeadline(rt *route)              { rt.selfBounded = true }
+
+// handle registers a JSON route behind the key check, the deadline and the
+// metrics, and returns its handler.
+func (s *Server) handle(pattern string, need access, ep endpoint, opts ...routeOption) http.Handler {
+	rt := &route{pattern: pattern, need: need, ep: ep, metrics: s.metrics.route(pattern)}
+	for _, o := range opts {
+		o(rt)
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, rt) })
 	s.mux.Handle(pattern, h)
 	return h
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, need access, ep endpoint, checked bool, takes []string) (status int) {
+// serve runs one JSON request, then counts it and logs its access line.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt *route) {
+	start := time.Now()
+	x := exchange{w: w, r: r}
+	status := s.run(&x, rt)
+	d := time.Since(start)
+	rt.metrics.observe(status, d)
+	if s.accessLog != nil {
+		s.logAccess(&x, rt.pattern, status, d)
+	}
+}
+
+// run checks the key, the query and the body's announced size, in that
+// order and before anything is read of the body, then runs the endpoint
+// under the request's deadline and writes its reply.
+func (s *Server) run(x *exchange, rt *route) (status int) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
 			// Logged here with the stack, so not through writeError.
-			s.log.Error("api: handler panicked", "method", r.Method, "route", r.Pattern,
+			s.log.Error("api: handler panicked", "method", x.r.Method, "route", rt.pattern, "request_id", x.requestID(),
 				"panic", v, "stack", string(debug.Stack()))
-			status = s.writeReply(w, r, statusOf[league.Internal], errorReply{code: league.Internal, message: "internal error"})
+			x.echoRequestID(true)
+			status = s.writeReply(x, statusOf[league.Internal], errorReply{code: league.Internal, message: "internal error"})
 		}
 	}()
-	if err := s.keys.check(r, need); err != nil {
-		return s.writeError(w, r, err)
+	x.echoRequestID(false)
+	caller, err := s.keys.Load().check(x.r, rt.need)
+	if err != nil {
+		return s.writeError(x, err)
 	}
-	if checked && r.URL.RawQuery != "" {
-		if err := checkQuery(r, takes); err != nil {
-			return s.writeError(w, r, err)
+	x.caller = caller
+	r := x.r
+	if rt.need != public && r.URL.RawQuery != "" {
+		if err := checkQuery(r, rt.takes); err != nil {
+			return s.writeError(x, err)
 		}
+	}
+	if r.ContentLength > MaxBody {
+		// Refused on its headers: net/http has not told a client that
+		// sent "Expect: 100-continue" to go ahead, and closes the
+		// connection rather than read a body nobody wants.
+		return s.writeError(x, errTooLarge)
 	}
 	if r.Body != nil && r.Body != http.NoBody {
 		// Past MaxBody the read fails and net/http closes the connection.
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		r.Body = http.MaxBytesReader(x.w, r.Body, MaxBody)
 	}
-	rep, err := ep(r)
+	if !rt.selfBounded {
+		ctx, cancel := context.WithTimeout(r.Context(), s.requestTimeout)
+		defer cancel()
+		x.r = r.WithContext(ctx)
+	}
+	rep, err := rt.ep(x.r, caller)
 	if err != nil {
-		return s.writeError(w, r, err)
+		return s.writeError(x, err)
 	}
-	return s.writeReply(w, r, http.StatusOK, rep)
+	return s.writeReply(x, http.StatusOK, rep)
 }
 
 // handleRaw registers a non-JSON public route, with metrics.
@@ -236,7 +316,7 @@ var probeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, htt
 // methods when the path is a route's, else 404. The catch-all "/" takes
 // wrong methods too (net/http only answers 405 when no pattern matches), so
 // the allowed methods are found by asking the mux.
-func (s *Server) unmatched(r *http.Request) (reply, error) {
+func (s *Server) unmatched(r *http.Request, _ *Key) (reply, error) {
 	if r.URL.Path == "*" { // OPTIONS *, or HTTP/2's preface sent to HTTP/1.1
 		return nil, invalid("request target", "%s * names no resource of this API; paths start at /v1/", r.Method)
 	}

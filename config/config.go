@@ -20,6 +20,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/league-engine/league/api"
 	"github.com/league-engine/league/internal/words"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
@@ -27,9 +28,8 @@ import (
 
 // Config is a loaded, checked configuration.
 type Config struct {
-	Listen    string
-	APIKeys   []string
-	AdminKeys []string
+	Server    Server
+	Log       Log
 	Namespace string // first part of every Redis key
 	// SharedRoundTrips is how many pipelines the engine keeps in flight for
 	// the single calls of concurrent requests (league.WithSharedRoundTrips);
@@ -64,12 +64,9 @@ const (
 
 // file mirrors config.yaml.
 type file struct {
-	Server struct {
-		Listen    string   `yaml:"listen"`
-		APIKeys   []string `yaml:"api_keys"`
-		AdminKeys []string `yaml:"admin_keys"`
-	} `yaml:"server"`
-	Redis struct {
+	Server serverFile `yaml:"server"`
+	Log    logFile    `yaml:"log"`
+	Redis  struct {
 		Namespace        *string `yaml:"namespace"`
 		SharedRoundTrips *int    `yaml:"shared_round_trips"`
 		// AutoPipeline is the key shared_round_trips replaced; kept only to
@@ -165,18 +162,13 @@ func Parse(b []byte) (*Config, error) {
 		return nil, err
 	}
 	c := &Config{
-		Listen:           f.Server.Listen,
-		APIKeys:          f.Server.APIKeys,
-		AdminKeys:        f.Server.AdminKeys,
 		Namespace:        DefaultNamespace,
 		SharedRoundTrips: league.DefaultSharedRoundTrips,
 		Settlement:       Settlement{HistoryLimit: DefaultHistoryLimit},
 	}
-	if c.Listen == "" {
-		c.Listen = DefaultListen
-	}
-	if err := checkListen(c.Listen); err != nil {
-		return nil, fmt.Errorf("server.listen: %v", err)
+	var err error
+	if c.Log, err = f.Log.build(); err != nil {
+		return nil, err
 	}
 	if ns := f.Redis.Namespace; ns != nil {
 		if err := checkNamespace(*ns); err != nil {
@@ -208,16 +200,6 @@ func Parse(b []byte) (*Config, error) {
 		}
 		c.Settlement.HistoryLimit = *n
 	}
-	for _, list := range []struct {
-		field string
-		keys  []string
-	}{{"api_keys", c.APIKeys}, {"admin_keys", c.AdminKeys}} {
-		for i, k := range list.keys {
-			if why := badKey(k); why != "" {
-				return nil, fmt.Errorf("server.%s[%d]: %s", list.field, i, why)
-			}
-		}
-	}
 	if len(f.Leagues) == 0 {
 		return nil, errors.New("leagues: at least one league is required")
 	}
@@ -237,7 +219,19 @@ func Parse(b []byte) (*Config, error) {
 		}
 		c.Leagues = append(c.Leagues, l)
 	}
+	if c.Server, err = f.Server.build(c.LeagueIDs()); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// LeagueIDs returns the ids of the leagues, in the file's order.
+func (c *Config) LeagueIDs() []string {
+	ids := make([]string, len(c.Leagues))
+	for i, l := range c.Leagues {
+		ids[i] = l.ID
+	}
+	return ids
 }
 
 func (lf leagueFile) build() (*league.League, error) {
@@ -425,34 +419,36 @@ func checkListen(addr string) error {
 	return nil
 }
 
-// ApplyEnv applies the environment overrides of the server settings:
-// LISTEN_ADDR, LEAGUE_API_KEYS and LEAGUE_ADMIN_KEYS (comma-separated).
+// ApplyEnv applies the environment: LISTEN_ADDR; LEAGUE_API_KEYS and
+// LEAGUE_ADMIN_KEYS (comma-separated), which replace api_keys and
+// admin_keys; and the secrets of server.keys given by secret_env.
 func (c *Config) ApplyEnv(getenv func(string) string) error {
 	if v := getenv("LISTEN_ADDR"); v != "" {
 		if err := checkListen(v); err != nil {
 			return fmt.Errorf("LISTEN_ADDR: %v", err)
 		}
-		c.Listen = v
+		c.Server.Listen = v
 	}
 	for _, o := range []struct {
-		env  string
-		keys *[]string
-	}{{"LEAGUE_API_KEYS", &c.APIKeys}, {"LEAGUE_ADMIN_KEYS", &c.AdminKeys}} {
+		env   string
+		admin bool
+	}{{"LEAGUE_API_KEYS", false}, {"LEAGUE_ADMIN_KEYS", true}} {
 		v := getenv(o.env)
 		if v == "" {
 			continue
 		}
-		*o.keys = nil
-		keys := strings.Split(v, ",")
-		for i, k := range keys {
+		var env []api.Key
+		secrets := strings.Split(v, ",")
+		for i, k := range secrets {
 			k = strings.TrimSpace(k)
 			if why := badKey(k); why != "" {
-				return fmt.Errorf("%s: key %d of %d: %s", o.env, i+1, len(keys), why)
+				return fmt.Errorf("%s: key %d of %d: %s", o.env, i+1, len(secrets), why)
 			}
-			*o.keys = append(*o.keys, k)
+			env = append(env, unnamedKey(o.admin, i, k))
 		}
+		c.Server.replaceUnnamed(o.admin, env)
 	}
-	return nil
+	return c.Server.resolveSecrets(getenv)
 }
 
 // CheckStore runs CheckRemovedTiers for every league against the players the

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +46,9 @@ func TestParseDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := c.Leagues[0]
-	if c.Listen != DefaultListen || c.Namespace != DefaultNamespace || c.Settlement.Poll != DefaultPoll ||
+	if c.Server.Listen != DefaultListen || c.Server.RequestTimeout != DefaultRequestTimeout ||
+		c.Server.MaxConnections != DefaultMaxConnections || c.Server.MaxConnectionsPerClient != DefaultMaxConnectionsPerClient ||
+		c.Server.DrainDelay != DefaultDrainDelay || c.Log.Level != slog.LevelInfo || c.Log.JSON || c.Log.Access.Level() != slog.LevelDebug || c.Namespace != DefaultNamespace || c.Settlement.Poll != DefaultPoll ||
 		c.Settlement.HistoryLimit != DefaultHistoryLimit ||
 		l.BoardSize != 100 || l.EntryTier != "low" || l.Operator != "incr" || l.TieBreak != "join_order" ||
 		l.MaxScore != l.Packing().MaxExact || l.Buckets != league.DefaultBuckets || l.TieResolution != time.Second ||
@@ -75,8 +78,8 @@ func TestParseRejects(t *testing.T) {
 		{"every", strings.Replace(good, `"0 0 * * MON"`, `"@every 1h"`, 1), `@every has no fixed boundaries`},
 		{"unknown field", strings.Replace(good, "schedule:", "shedule: x\n    schedule:", 1), `league "lg": shedule: unknown field; the fields there are id, board_size, schedule,`},
 		{"unknown tier field", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promte: 0.2}", 1), `league "lg": tiers[0] (low).promte: unknown field; the fields there are id, name, promote,`},
-		{"unknown top-level field", "serverx: {}\n" + good, `line 1: serverx: unknown field; the fields there are server, redis, settlement, leagues`},
-		{"unknown server field", "server: {listn: x}\n" + good, `server.listn: unknown field; the fields there are listen, api_keys, admin_keys`},
+		{"unknown top-level field", "serverx: {}\n" + good, `line 1: serverx: unknown field; the fields there are server, log, redis, settlement, leagues`},
+		{"unknown server field", "server: {listn: x}\n" + good, `server.listn: unknown field; the fields there are listen, request_timeout, max_connections, max_connections_per_client, drain_delay, h2c, keys, api_keys, admin_keys`},
 		{"bad value beside a merge key", "leagues:\n  - &l {id: a, schedule: \"* * * * *\", tiers: [{id: bronze}]}\n  - {<<: *l, id: b, tiers: 5}\n",
 			"line 3: cannot unmarshal !!int `5` into []config.tierFile"},
 		{"duplicate league", good + `  - id: lg
@@ -167,12 +170,12 @@ func TestApplyEnv(t *testing.T) {
 	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
-	if c.Listen != ":9999" || len(c.APIKeys) != 2 || c.APIKeys[1] != "fedcba9876543210" {
-		t.Fatalf("%+v", c)
+	if k := c.Server.Keys; c.Server.Listen != ":9999" || len(k) != 2 || k[1].Name != "api-2" || k[1].Secrets[0] != "fedcba9876543210" || k[1].Admin {
+		t.Fatalf("%+v", c.Server)
 	}
 	if err := c.ApplyEnv(func(k string) string { return map[string]string{"LISTEN_ADDR": "localhost"}[k] }); err == nil ||
-		!strings.Contains(err.Error(), "LISTEN_ADDR") || c.Listen != ":9999" {
-		t.Fatalf("LISTEN_ADDR=localhost: err %v, listen %q", err, c.Listen)
+		!strings.Contains(err.Error(), "LISTEN_ADDR") || c.Server.Listen != ":9999" {
+		t.Fatalf("LISTEN_ADDR=localhost: err %v, listen %q", err, c.Server.Listen)
 	}
 	for v, want := range map[string]string{
 		"short":                            "LEAGUE_ADMIN_KEYS: key 1 of 1: 5 characters",

@@ -18,7 +18,8 @@ import (
 // wholeFields are the settings that take whole numbers, as are the
 // quantities under a reward's items.
 var wholeFields = map[string]bool{"board_size": true, "max_score": true, "decay_after": true, "buckets": true,
-	"min_promote_score": true, "min_reward_score": true, "history_limit": true, "shared_round_trips": true}
+	"min_promote_score": true, "min_reward_score": true, "history_limit": true, "shared_round_trips": true,
+	"max_connections": true, "max_connections_per_client": true}
 
 // checkWhole refuses a fraction where a whole number belongs: yaml.v3 would
 // truncate board_size: 10.5 to 10 without a word.

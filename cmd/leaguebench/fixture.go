@@ -69,7 +69,7 @@ func (b *bench) newFixture(ctx context.Context, players int) (f *fixture, err er
 	}
 	url := b.o.httpURL
 	if inProcess {
-		if f.server, err = startServer(ctx, f.engine, b.o.databaseURL, f.ns, b.o.netHTTPServer, b.log); err != nil {
+		if f.server, err = startServer(ctx, f.engine, b.o.databaseURL, f.ns, b.log); err != nil {
 			return f, err
 		}
 		url = f.server.url

@@ -29,11 +29,10 @@ type options struct {
 	// shared opens the engine WithSharedRoundTrips(shared). The EVALSHA
 	// baseline is one plain round trip per call, the definition,
 	// unless baselineAP sends it through go-redis's autopipeliner.
-	shared        int
-	baselineAP    bool
-	netHTTP       bool // load through net/http's client instead of wire.go's
-	netHTTPServer bool // serve in-process through net/http's server instead of leagued's
-	loaders       int  // goroutines that join players before a measurement
+	shared     int
+	baselineAP bool
+	netHTTP    bool // load through net/http's client instead of wire.go's
+	loaders    int  // goroutines that join players before a measurement
 
 	redisURL    string
 	databaseURL string
@@ -107,7 +106,6 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.BoolVar(&o.baseline, "baseline", true, "measure the plain-Redis baseline of each workload")
 	fs.IntVar(&o.shared, "shared", league.DefaultSharedRoundTrips, "open the engine with league.WithSharedRoundTrips(n): calls of concurrent goroutines share at most n pipelines in flight; 0 = one round trip per call")
 	fs.BoolVar(&o.netHTTP, "net-http-client", false, "send HTTP load through net/http's client instead of the lean keep-alive client (wire.go), for comparison")
-	fs.BoolVar(&o.netHTTPServer, "net-http-server", false, "serve the in-process API with net/http's server instead of leagued's (api.HTTPServer), for comparison")
 	fs.BoolVar(&o.baselineAP, "baseline-autopipelined", false, "send the EVALSHA baseline through go-redis's autopipeliner instead of one round trip each")
 	fs.IntVar(&o.loaders, "loaders", 64, "goroutines that join players (and write settle's scores) before measuring")
 	fs.StringVar(&o.httpURL, "http", "", "base URL of a running leagued, whose CPU per op is read from its /metrics (default: start one in-process on 127.0.0.1:0)")

@@ -19,7 +19,7 @@ import (
 // API and a running scheduler on one engine), on a loopback port of its own.
 type server struct {
 	url     string
-	http    httpServer
+	http    *api.HTTPServer
 	sched   *scheduler.Scheduler
 	scratch *scratchStore // nil: the store is in memory
 	served  chan error
@@ -27,7 +27,7 @@ type server struct {
 
 // startServer serves the engine's API. With a database URL the store is
 // Postgres in a scratch schema named after ns, else process memory.
-func startServer(ctx context.Context, engine *league.Engine, databaseURL, ns string, netHTTP bool, log *slog.Logger) (*server, error) {
+func startServer(ctx context.Context, engine *league.Engine, databaseURL, ns string, log *slog.Logger) (*server, error) {
 	s := &server{served: make(chan error, 1)}
 	var store league.Store = inmem.New()
 	if databaseURL != "" {
@@ -39,12 +39,7 @@ func startServer(ctx context.Context, engine *league.Engine, databaseURL, ns str
 	}
 	s.sched = scheduler.New(engine, store, scheduler.WithLogger(log))
 	h := api.New(api.Config{Engine: engine, Store: store, Settler: s.sched, Logger: log}).Handler()
-	if netHTTP {
-		s.http = &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second,
-			ReadTimeout: api.ReadTimeout, WriteTimeout: api.WriteTimeout, IdleTimeout: api.IdleTimeout}
-	} else {
-		s.http = api.NewHTTPServer(h, log)
-	}
+	s.http = api.NewHTTPServer(h, api.ServeOptions{Logger: log, MaxConnections: -1, MaxConnectionsPerClient: -1})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		s.dropStore()
@@ -73,11 +68,4 @@ func (s *server) dropStore() error {
 		return nil
 	}
 	return s.scratch.drop()
-}
-
-// httpServer is leagued's server (api.HTTPServer) or, with -net-http-server,
-// net/http's for comparison.
-type httpServer interface {
-	Serve(net.Listener) error
-	Shutdown(context.Context) error
 }

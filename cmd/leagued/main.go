@@ -4,8 +4,9 @@
 //	go run ./cmd/leagued
 //
 // Configuration: config.yaml (or LEAGUE_CONFIG), overridden by LISTEN_ADDR,
-// LEAGUE_API_KEYS, LEAGUE_ADMIN_KEYS; REDIS_URL and DATABASE_URL choose the
-// services (without them: an in-process Redis and in-memory settlements).
+// LEAGUE_API_KEYS, LEAGUE_ADMIN_KEYS and the variables server.keys name;
+// REDIS_URL and DATABASE_URL choose the services (without them: an
+// in-process Redis and in-memory settlements).
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -23,57 +25,107 @@ import (
 
 	"github.com/league-engine/league/api"
 	"github.com/league-engine/league/config"
+	"github.com/league-engine/league/internal/buildinfo"
 	"github.com/league-engine/league/internal/connect"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/scheduler"
 )
 
 const usage = `leagued serves the league HTTP API and settles periods on schedule.
-It takes no arguments. Configuration: config.yaml (or LEAGUE_CONFIG),
-overridden by LISTEN_ADDR, LEAGUE_API_KEYS and LEAGUE_ADMIN_KEYS; REDIS_URL
-and DATABASE_URL choose the services (without them: an in-process Redis and
-in-memory settlements, nothing survives a restart). See README.md.
+
+  leagued            serve (configuration: config.yaml or LEAGUE_CONFIG,
+                     overridden by LISTEN_ADDR, LEAGUE_API_KEYS and
+                     LEAGUE_ADMIN_KEYS; REDIS_URL and DATABASE_URL choose the
+                     services, without them an in-process Redis and in-memory
+                     settlements: nothing survives a restart)
+  leagued -version   print the build and exit
+
+Signals: SIGTERM or SIGINT stop it gracefully (readiness fails, then
+server.drain_delay later the listener closes and requests in flight finish;
+a second signal stops it at once); SIGHUP reloads the API keys. See README.md.
 `
 
 func main() {
 	if len(os.Args) > 1 {
-		// No flags: a mistyped one must not start the service unnoticed.
+		// No other flags: a mistyped one must not start the service unnoticed.
 		switch os.Args[1] {
 		case "-h", "-help", "--help", "help":
 			fmt.Print(usage)
+			os.Exit(0)
+		case "-version", "--version", "version":
+			fmt.Println(buildinfo.Read())
 			os.Exit(0)
 		}
 		fmt.Fprintf(os.Stderr, "leagued: unexpected argument %q\n\n%s", os.Args[1], usage)
 		os.Exit(2)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, log); err != nil {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d := &daemon{reload: make(chan struct{}, 1)}
+	// Until the config says how to log.
+	d.logger.Store(slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	go d.handleSignals(cancel)
+	if err := d.run(ctx); err != nil {
 		if ctx.Err() != nil {
 			// Told to stop while it was still starting: the dependency it
 			// was waiting for (whose error now says "context canceled") is
 			// not at fault, and the stop is what was asked for.
-			log.Info("leagued stopped by a signal before it served", "waiting_for", err)
+			d.log().Info("leagued stopped by a signal before it served", "waiting_for", err)
 			return
 		}
-		log.Error("leagued stopped", "err", err)
+		d.log().Error("leagued stopped", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, log *slog.Logger) error {
+// daemon is leagued running: what the signals act on.
+type daemon struct {
+	logger atomic.Pointer[slog.Logger] // set again once the config is read
+	reload chan struct{}               // SIGHUP: reload the keys
+}
+
+func (d *daemon) log() *slog.Logger { return d.logger.Load() }
+
+// handleSignals turns signals into the daemon's moves: the first SIGTERM or
+// SIGINT stops it gracefully (cancel), a second at once; SIGHUP asks for
+// the keys to be reloaded (a SIGHUP's default, to die at once, would lose
+// requests in flight).
+func (d *daemon) handleSignals(cancel context.CancelFunc) {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	stopping := false
+	for sig := range sigs {
+		switch {
+		case sig == syscall.SIGHUP:
+			select {
+			case d.reload <- struct{}{}:
+			default: // one already waiting covers this one
+			}
+		case stopping:
+			d.log().Warn("second signal: stopping at once", "signal", sig.String())
+			os.Exit(1)
+		default:
+			stopping = true
+			d.log().Info("stopping", "signal", sig.String())
+			cancel()
+		}
+	}
+}
+
+func (d *daemon) run(ctx context.Context) error {
 	path := os.Getenv("LEAGUE_CONFIG")
 	if path == "" {
 		path = "config.yaml"
 	}
-	cfg, err := config.Load(path)
+	cfg, err := loadConfig(path)
 	if err != nil {
 		return err
 	}
-	if err := cfg.ApplyEnv(os.Getenv); err != nil {
-		return err
-	}
+	log := newLogger(cfg.Log)
+	d.logger.Store(log)
+	connect.RouteRedisLogs(log)
+	build := buildinfo.Read()
+	d.log().Info("leagued starting", "build", build.String())
 
 	rdb, embedded, closeRedis, err := connect.Redis(ctx, os.Getenv("REDIS_URL"), log)
 	if err != nil {
@@ -100,51 +152,129 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if err := buildinfo.Register(reg, build); err != nil {
+		return err
+	}
 	sched := scheduler.New(engine, store, scheduler.WithPoll(cfg.Settlement.Poll),
 		scheduler.WithRegistry(reg), scheduler.WithLogger(log))
 
-	listen := cfg.Listen
-	if len(cfg.APIKeys) == 0 && len(cfg.AdminKeys) == 0 {
+	listen := cfg.Server.Listen
+	if len(cfg.Server.Keys) == 0 {
 		if listen, err = loopbackOnly(listen); err != nil {
 			return err
 		}
-		log.Warn("no API keys configured: authentication is off, serving loopback only", "listen", listen)
+		d.log().Warn("no API keys configured: authentication is off, serving loopback only", "listen", listen)
 	}
-	srv := api.NewHTTPServer(api.New(api.Config{
+	apiServer := api.New(api.Config{
 		Engine: engine, Store: store, Settler: sched, Registry: reg, Logger: log,
-		APIKeys: cfg.APIKeys, AdminKeys: cfg.AdminKeys, HistoryLimit: cfg.Settlement.HistoryLimit,
-	}).Handler(), log)
+		Keys: cfg.Server.Keys, HistoryLimit: cfg.Settlement.HistoryLimit,
+		RequestTimeout: cfg.Server.RequestTimeout, AccessLog: cfg.Log.Access,
+	})
+	srv := api.NewHTTPServer(apiServer.Handler(), api.ServeOptions{
+		MaxConnections: noCapIsMinusOne(cfg.Server.MaxConnections), MaxConnectionsPerClient: noCapIsMinusOne(cfg.Server.MaxConnectionsPerClient),
+		H2C: cfg.Server.H2C, Logger: log, Registry: reg,
+	})
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}
 	sched.Start()
-	log.Info("leagued serving", "addr", ln.Addr().String(), "leagues", len(cfg.Leagues),
-		"embedded_redis", embedded, "config", path)
+	d.log().Info("leagued serving", "addr", ln.Addr().String(), "leagues", len(cfg.Leagues),
+		"embedded_redis", embedded, "config", path, "keys", keyNames(cfg.Server.Keys))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	select {
-	case err := <-served:
-		sched.Stop(context.Background())
-		return err
-	case <-ctx.Done():
+	for {
+		select {
+		case err := <-served:
+			sched.Stop(context.Background())
+			return err
+		case <-d.reload:
+			d.reloadKeys(path, apiServer)
+			continue
+		case <-ctx.Done():
+		}
+		break
 	}
-	// Stop taking requests and finish those in flight, and let a running
-	// settlement reach a safe point, side by side: a client holding a
-	// half-sent request must not eat the settlement's time.
-	log.Info("shutting down")
+	d.shutdown(cfg.Server.DrainDelay, apiServer, srv, sched)
+	return <-served
+}
+
+// shutdown stops gracefully: readiness fails first, so that load balancers
+// stop sending requests while they are still served; after the drain delay
+// the listener closes, requests in flight finish, and a running settlement
+// reaches a safe point, side by side (a client holding a half-sent request
+// must not eat the settlement's time).
+func (d *daemon) shutdown(drain time.Duration, apiServer *api.Server, srv *api.HTTPServer, sched *scheduler.Scheduler) {
+	apiServer.Drain()
+	if drain > 0 {
+		d.log().Info("draining: /readyz answers 503; the listener closes after the drain delay (a second signal stops at once)", "drain_delay", drain)
+		time.Sleep(drain)
+	}
+	d.log().Info("shutting down")
 	shutdown, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	stopped := make(chan error, 1)
 	go func() { stopped <- sched.Stop(shutdown) }()
 	if err := srv.Shutdown(shutdown); err != nil {
-		log.Warn("http shutdown: requests still in flight were cut off", "err", err)
+		d.log().Warn("http shutdown: requests still in flight were cut off", "err", err)
 	}
 	if err := <-stopped; err != nil {
-		log.Warn("scheduler did not reach a safe point in time; the next start resumes it", "err", err)
+		d.log().Warn("scheduler did not reach a safe point in time; the next start resumes it", "err", err)
 	}
-	return <-served
+}
+
+// reloadKeys reads the config file and the environment again and puts the
+// keys they give in place, for requests from now on. Nothing else is
+// reloaded: leagues, limits and the rest take a restart. A config that
+// does not load leaves the keys as they were.
+func (d *daemon) reloadKeys(path string, s *api.Server) {
+	cfg, err := loadConfig(path)
+	if err == nil {
+		err = s.SetKeys(cfg.Server.Keys)
+	}
+	if err != nil {
+		d.log().Error("SIGHUP: keys not reloaded; the keys in use stay", "err", err)
+		return
+	}
+	d.log().Info("SIGHUP: keys reloaded (nothing else is: other changes take a restart)", "keys", keyNames(cfg.Server.Keys))
+}
+
+func loadConfig(path string) (*config.Config, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.ApplyEnv(os.Getenv); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// newLogger builds the logger log: asks for, on stderr.
+func newLogger(c config.Log) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: c.Level}
+	if c.JSON {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// noCapIsMinusOne turns the config's "0: no cap" into api.ServeOptions's
+// "-1: no cap" (its 0 is the default).
+func noCapIsMinusOne(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+func keyNames(keys []api.Key) []string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.Name
+	}
+	return names
 }
 
 // loopbackOnly keeps the port of addr but binds it to 127.0.0.1 unless it

@@ -1,0 +1,327 @@
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/league-engine/league/api"
+	"github.com/league-engine/league/league"
+)
+
+// Server is the HTTP server's part of the config.
+type Server struct {
+	Listen string
+	// RequestTimeout is every request's deadline (api.Config).
+	RequestTimeout time.Duration
+	// MaxConnections and MaxConnectionsPerClient cap open connections;
+	// 0 is no cap (api.ServeOptions reads 0 as its default, so leagued
+	// passes -1 for it).
+	MaxConnections, MaxConnectionsPerClient int
+	// DrainDelay is how long /readyz answers 503 before the listener
+	// closes, at a graceful shutdown.
+	DrainDelay time.Duration
+	H2C        bool
+	// Keys are the API keys: server.keys, then api_keys (named api-1, ...)
+	// and admin_keys (admin-1, ...). ApplyEnv reads the secrets kept in
+	// the environment.
+	Keys []api.Key
+	// sources say where each key came from, by index.
+	sources []keySource
+}
+
+// keySource is where a key came from.
+type keySource struct {
+	env     string // the variable holding its secret (secret_env); "": the file
+	unnamed bool   // api_keys, admin_keys or their environment variables
+}
+
+// Log is the logging part of the config.
+type Log struct {
+	JSON  bool       // log.format: json; else text
+	Level slog.Level // log.level
+	// Access is the level of the line logged per request; nil: none.
+	Access slog.Leveler
+}
+
+// Defaults of the server and log sections.
+const (
+	DefaultRequestTimeout          = api.DefaultRequestTimeout
+	DefaultMaxConnections          = api.DefaultMaxConnections
+	DefaultMaxConnectionsPerClient = api.DefaultMaxConnectionsPerClient
+	DefaultDrainDelay              = 5 * time.Second
+)
+
+type serverFile struct {
+	Listen                  string    `yaml:"listen"`
+	RequestTimeout          duration  `yaml:"request_timeout"`
+	MaxConnections          *int      `yaml:"max_connections"`
+	MaxConnectionsPerClient *int      `yaml:"max_connections_per_client"`
+	DrainDelay              duration  `yaml:"drain_delay"`
+	H2C                     bool      `yaml:"h2c"`
+	Keys                    []keyFile `yaml:"keys"`
+	APIKeys                 []string  `yaml:"api_keys"`
+	AdminKeys               []string  `yaml:"admin_keys"`
+}
+
+type keyFile struct {
+	Name      string    `yaml:"name"`
+	Role      string    `yaml:"role"`
+	Leagues   *[]string `yaml:"leagues"` // nil: every league
+	Secret    string    `yaml:"secret"`
+	SecretEnv string    `yaml:"secret_env"`
+}
+
+type logFile struct {
+	Format string `yaml:"format"`
+	Level  string `yaml:"level"`
+	Access string `yaml:"access"`
+}
+
+// build checks the server section; leagues are the ids the config defines,
+// which keys' scopes must name.
+func (sf serverFile) build(leagues []string) (Server, error) {
+	s := Server{Listen: sf.Listen, H2C: sf.H2C, MaxConnections: DefaultMaxConnections,
+		MaxConnectionsPerClient: DefaultMaxConnectionsPerClient}
+	if s.Listen == "" {
+		s.Listen = DefaultListen
+	}
+	if err := checkListen(s.Listen); err != nil {
+		return s, fmt.Errorf("server.listen: %v", err)
+	}
+	var err error
+	if s.RequestTimeout, err = sf.RequestTimeout.get("server.request_timeout", time.Millisecond); err != nil {
+		return s, err
+	}
+	if s.RequestTimeout == 0 {
+		s.RequestTimeout = DefaultRequestTimeout
+	}
+	s.DrainDelay = DefaultDrainDelay
+	if sf.DrainDelay.set {
+		if s.DrainDelay, err = sf.DrainDelay.get("server.drain_delay", 0); err != nil {
+			return s, err
+		}
+	}
+	for _, c := range []struct {
+		field string
+		in    *int
+		out   *int
+	}{{"max_connections", sf.MaxConnections, &s.MaxConnections}, {"max_connections_per_client", sf.MaxConnectionsPerClient, &s.MaxConnectionsPerClient}} {
+		if c.in == nil {
+			continue
+		}
+		if *c.in < 0 {
+			return s, fmt.Errorf("server.%s: %d is negative; 0 is no cap", c.field, *c.in)
+		}
+		*c.out = *c.in
+	}
+	if s.Keys, s.sources, err = sf.keys(leagues); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// keys builds the named keys of server.keys and the unnamed ones of
+// api_keys and admin_keys (named api-1, admin-1, ...).
+func (sf serverFile) keys(leagues []string) ([]api.Key, []keySource, error) {
+	var keys []api.Key
+	var sources []keySource
+	names := map[string]string{} // name -> where it was given
+	for i, kf := range sf.Keys {
+		where := fmt.Sprintf("server.keys[%d]", i)
+		if kf.Name != "" {
+			where += " (" + kf.Name + ")"
+		}
+		k, err := kf.build(leagues)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s.%w", where, err)
+		}
+		if prev, dup := names[k.Name]; dup {
+			return nil, nil, fmt.Errorf("%s.name: %q is also the name of %s", where, k.Name, prev)
+		}
+		names[k.Name] = where
+		keys, sources = append(keys, k), append(sources, keySource{env: kf.SecretEnv})
+	}
+	for _, list := range []struct {
+		field string
+		admin bool
+		keys  []string
+	}{{"api_keys", false, sf.APIKeys}, {"admin_keys", true, sf.AdminKeys}} {
+		for i, secret := range list.keys {
+			if why := badKey(secret); why != "" {
+				return nil, nil, fmt.Errorf("server.%s[%d]: %s", list.field, i, why)
+			}
+			k := unnamedKey(list.admin, i, secret)
+			if prev, dup := names[k.Name]; dup {
+				return nil, nil, fmt.Errorf("server.%s[%d]: its name %q is taken by %s; give that key another", list.field, i, k.Name, prev)
+			}
+			names[k.Name] = fmt.Sprintf("server.%s[%d]", list.field, i)
+			keys, sources = append(keys, k), append(sources, keySource{unnamed: true})
+		}
+	}
+	return keys, sources, checkSecretsUnique(keys)
+}
+
+// unnamedKey is the i-th key of api_keys (admin_keys when admin): every
+// league, named api-<i+1> (admin-<i+1>).
+func unnamedKey(admin bool, i int, secret string) api.Key {
+	name := "api-"
+	if admin {
+		name = "admin-"
+	}
+	return api.Key{Name: fmt.Sprintf("%s%d", name, i+1), Admin: admin, Secrets: []string{secret}}
+}
+
+func (kf keyFile) build(leagues []string) (api.Key, error) {
+	k := api.Key{Name: kf.Name}
+	if !league.ValidName(kf.Name) {
+		return k, fmt.Errorf("name: %q is not 1-%d characters of a-z, 0-9, _ and -, starting with a letter or digit (it appears in logs and metrics)",
+			kf.Name, league.MaxScopeLen)
+	}
+	switch kf.Role {
+	case "game":
+	case "admin":
+		k.Admin = true
+	case "":
+		return k, fmt.Errorf("role: required: game (the game-server routes) or admin (those and the admin routes)")
+	default:
+		return k, fmt.Errorf("role: %q is neither game nor admin", kf.Role)
+	}
+	if kf.Leagues != nil {
+		if len(*kf.Leagues) == 0 {
+			return k, fmt.Errorf("leagues: an empty list opens nothing; leave it out for every league")
+		}
+		for _, l := range *kf.Leagues {
+			if !slices.Contains(leagues, l) {
+				return k, fmt.Errorf("leagues: no league %q in this config", l)
+			}
+		}
+		k.Leagues = slices.Clone(*kf.Leagues)
+	}
+	switch {
+	case kf.Secret != "" && kf.SecretEnv != "":
+		return k, fmt.Errorf("secret, secret_env: give one")
+	case kf.Secret != "":
+		if why := badKey(kf.Secret); why != "" {
+			return k, fmt.Errorf("secret: %s", why)
+		}
+		k.Secrets = []string{kf.Secret}
+	case kf.SecretEnv == "":
+		return k, fmt.Errorf("secret_env: required (the environment variable holding the key; or secret, the key itself)")
+	}
+	return k, nil
+}
+
+// checkSecretsUnique refuses a secret given to two keys (its caller would
+// be either), and a name given twice.
+func checkSecretsUnique(keys []api.Key) error {
+	owner, names := map[string]string{}, map[string]bool{}
+	for _, k := range keys {
+		if names[k.Name] {
+			return fmt.Errorf("server keys: two keys are named %q", k.Name)
+		}
+		names[k.Name] = true
+		for _, s := range k.Secrets {
+			if prev, dup := owner[s]; dup && prev != k.Name {
+				return fmt.Errorf("server keys %q and %q have the same secret", prev, k.Name)
+			}
+			owner[s] = k.Name
+		}
+	}
+	return nil
+}
+
+// resolveSecrets reads the secrets of keys given by secret_env: one, or
+// two comma-separated while one is rotated.
+func (s *Server) resolveSecrets(getenv func(string) string) error {
+	for i, src := range s.sources {
+		env := src.env
+		if env == "" {
+			continue
+		}
+		k := &s.Keys[i]
+		v := getenv(env)
+		if v == "" {
+			return fmt.Errorf("server.keys[%d] (%s).secret_env: %s is not set", i, k.Name, env)
+		}
+		k.Secrets = nil
+		parts := strings.Split(v, ",")
+		if len(parts) > 2 {
+			return fmt.Errorf("server.keys[%d] (%s).secret_env: %s holds %d secrets; one, or two while rotating", i, k.Name, env, len(parts))
+		}
+		for j, p := range parts {
+			p = strings.TrimSpace(p)
+			if why := badKey(p); why != "" {
+				return fmt.Errorf("server.keys[%d] (%s).secret_env: %s: secret %d of %d: %s", i, k.Name, env, j+1, len(parts), why)
+			}
+			k.Secrets = append(k.Secrets, p)
+		}
+	}
+	return checkSecretsUnique(s.Keys)
+}
+
+// replaceUnnamed replaces the keys of api_keys (admin_keys when admin) with
+// keys, which an environment variable gave.
+func (s *Server) replaceUnnamed(admin bool, keys []api.Key) {
+	var kept []api.Key
+	var sources []keySource
+	for i, k := range s.Keys {
+		if !s.sources[i].unnamed || k.Admin != admin {
+			kept, sources = append(kept, k), append(sources, s.sources[i])
+		}
+	}
+	for _, k := range keys {
+		kept, sources = append(kept, k), append(sources, keySource{unnamed: true})
+	}
+	s.Keys, s.sources = kept, sources
+}
+
+// SecretEnv returns the environment variable that holds the i-th key's
+// secret, "" when the file holds it (leaguectl config check shows it).
+func (s *Server) SecretEnv(i int) string {
+	if i < len(s.sources) {
+		return s.sources[i].env
+	}
+	return ""
+}
+
+func (lf logFile) build() (Log, error) {
+	var l Log
+	switch lf.Format {
+	case "", "text":
+	case "json":
+		l.JSON = true
+	default:
+		return l, fmt.Errorf("log.format: %q is neither text nor json", lf.Format)
+	}
+	var err error
+	if l.Level, err = parseLevel("log.level", lf.Level, slog.LevelInfo); err != nil {
+		return l, err
+	}
+	if lf.Access != "off" {
+		access, err := parseLevel("log.access", lf.Access, slog.LevelDebug)
+		if err != nil {
+			return l, fmt.Errorf("%v, or off", err)
+		}
+		l.Access = access
+	}
+	return l, nil
+}
+
+func parseLevel(field, v string, def slog.Level) (slog.Level, error) {
+	switch v {
+	case "":
+		return def, nil
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("%s: %q is not a level: debug, info, warn or error", field, v)
+}

@@ -1,0 +1,103 @@
+package config
+
+import (
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestServerSection(t *testing.T) {
+	c, err := Parse([]byte(`
+server:
+  request_timeout: 750ms
+  max_connections: 0
+  max_connections_per_client: 10
+  drain_delay: 0s
+  h2c: true
+  keys:
+    - {name: eu-game, role: game, leagues: [lg], secret_env: EU_KEY}
+    - {name: ops, role: admin, secret: ops-secret-0123456789}
+  api_keys: [legacy-secret-0123456789]
+log: {format: json, level: warn, access: "off"}
+` + good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Server
+	if s.RequestTimeout != 750*time.Millisecond || s.MaxConnections != 0 || s.MaxConnectionsPerClient != 10 ||
+		s.DrainDelay != 0 || !s.H2C || !c.Log.JSON || c.Log.Level != slog.LevelWarn || c.Log.Access != nil {
+		t.Fatalf("%+v %+v", s, c.Log)
+	}
+	if err := c.ApplyEnv(func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "server.keys[0] (eu-game).secret_env: EU_KEY is not set") {
+		t.Fatalf("EU_KEY unset: %v", err)
+	}
+	env := map[string]string{"EU_KEY": "eu-old-0123456789ab, eu-new-0123456789ab", "LEAGUE_ADMIN_KEYS": "env-admin-0123456789"}
+	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range c.Server.Keys {
+		names = append(names, k.Name)
+	}
+	if !slices.Equal(names, []string{"eu-game", "ops", "api-1", "admin-1"}) {
+		t.Fatalf("keys %v", names)
+	}
+	eu, ops := c.Server.Keys[0], c.Server.Keys[1]
+	if eu.Admin || !slices.Equal(eu.Leagues, []string{"lg"}) || !slices.Equal(eu.Secrets, []string{"eu-old-0123456789ab", "eu-new-0123456789ab"}) ||
+		!ops.Admin || ops.Leagues != nil || c.Server.SecretEnv(0) != "EU_KEY" || c.Server.SecretEnv(1) != "" {
+		t.Fatalf("eu %+v, ops %+v", eu, ops)
+	}
+}
+
+func TestServerSectionRejects(t *testing.T) {
+	for _, tt := range []struct{ name, yaml, want string }{
+		{"zero timeout", "server: {request_timeout: 0s}", "server.request_timeout: 0s is shorter than 1ms"},
+		{"negative cap", "server: {max_connections: -1}", "server.max_connections: -1 is negative; 0 is no cap"},
+		{"fractional cap", "server: {max_connections_per_client: 1.5}", "max_connections_per_client: 1.5 is not a whole number"},
+		{"key without a name", "server: {keys: [{role: game, secret: abcdefghijklmnop}]}", `server.keys[0].name: "" is not`},
+		{"key name with a colon", "server: {keys: [{name: 'a:b', role: game, secret: abcdefghijklmnop}]}", `server.keys[0] (a:b).name: "a:b" is not`},
+		{"key without a role", "server: {keys: [{name: a, secret: abcdefghijklmnop}]}", "server.keys[0] (a).role: required"},
+		{"unknown role", "server: {keys: [{name: a, role: root, secret: abcdefghijklmnop}]}", `role: "root" is neither game nor admin`},
+		{"unknown league", "server: {keys: [{name: a, role: game, leagues: [nope], secret: abcdefghijklmnop}]}", `server.keys[0] (a).leagues: no league "nope" in this config`},
+		{"empty scope", "server: {keys: [{name: a, role: game, leagues: [], secret: abcdefghijklmnop}]}", "leagues: an empty list opens nothing"},
+		{"no secret", "server: {keys: [{name: a, role: game}]}", "secret_env: required"},
+		{"both secrets", "server: {keys: [{name: a, role: game, secret: abcdefghijklmnop, secret_env: X}]}", "secret, secret_env: give one"},
+		{"short secret", "server: {keys: [{name: a, role: game, secret: abc}]}", "server.keys[0] (a).secret: 3 characters"},
+		{"same name", "server: {keys: [{name: a, role: game, secret: abcdefghijklmnop}, {name: a, role: admin, secret: bbcdefghijklmnop}]}",
+			`server.keys[1] (a).name: "a" is also the name of server.keys[0] (a)`},
+		{"same secret", "server: {keys: [{name: a, role: game, secret: abcdefghijklmnop}, {name: b, role: admin, secret: abcdefghijklmnop}]}",
+			`server keys "a" and "b" have the same secret`},
+		{"name of an unnamed key", "server: {keys: [{name: api-1, role: game, secret: abcdefghijklmnop}], api_keys: [bbcdefghijklmnop]}",
+			`server.api_keys[0]: its name "api-1" is taken by server.keys[0] (api-1)`},
+		{"log format", "log: {format: xml}", `log.format: "xml" is neither text nor json`},
+		{"log level", "log: {level: loud}", `log.level: "loud" is not a level`},
+		{"access level", "log: {access: verbose}", `log.access: "verbose" is not a level: debug, info, warn or error, or off`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.yaml + "\n" + good))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSecretEnvRejects(t *testing.T) {
+	c, err := Parse([]byte("server: {keys: [{name: a, role: game, secret_env: K}, {name: b, role: game, secret: bbcdefghijklmnop}]}\n" + good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[string]string{
+		"short":                              "server.keys[0] (a).secret_env: K: secret 1 of 1: 5 characters",
+		"abcdefghijklmnop,b,c":               "K holds 3 secrets; one, or two while rotating",
+		"bbcdefghijklmnop":                   `server keys "a" and "b" have the same secret`,
+		"abcdefghijklmnop, abcdefghijklmnoq": "",
+	} {
+		err := c.ApplyEnv(func(k string) string { return map[string]string{"K": v}[k] })
+		if (want == "" && err != nil) || (want != "" && (err == nil || !strings.Contains(err.Error(), want))) {
+			t.Errorf("K=%s: %v, want %q", v, err, want)
+		}
+	}
+}
