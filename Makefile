@@ -44,11 +44,11 @@ bench: withservices
 
 # run: the server, with config.yaml.
 run:
-	go run ./cmd/leagued
+	go run -buildvcs=auto ./cmd/leagued
 
 # build: the binaries into bin/.
 build:
-	go build -o bin/ ./cmd/...
+	go build -buildvcs=auto -o bin/ ./cmd/...
 
 # vet: go vet $(PKGS).
 vet:

@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -54,6 +56,30 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 				t.ID, entry, t.Promote, t.Demote, p, d, words.Count(len(t.Rewards), "reward band"), t.MinPromoteScore, t.MinRewardScore)
 		}
 	}
+	srv := cfg.Server
+	fmt.Fprintf(w, "server\n")
+	fmt.Fprintf(w, "  listen\t%s; requests time out after %v; connections at most %s in all, %s per client address\n",
+		srv.Listen, srv.RequestTimeout, capText(srv.MaxConnections), capText(srv.MaxConnectionsPerClient))
+	fmt.Fprintf(w, "  shutdown\t/readyz fails %v before the listener closes\n", srv.DrainDelay)
+	if len(srv.Keys) == 0 {
+		fmt.Fprintf(w, "  keys\tnone: authentication off, loopback only\n")
+	}
+	for i, k := range srv.Keys {
+		role, scope, secret := "game", "every league", "in the file"
+		if k.Admin {
+			role = "admin"
+		}
+		if k.Leagues != nil {
+			scope = "leagues " + strings.Join(k.Leagues, ", ")
+		}
+		if env := srv.SecretEnv(i); env != "" {
+			secret = "from $" + env
+			if os.Getenv(env) == "" {
+				secret += " (NOT SET here: leagued would refuse to start)"
+			}
+		}
+		fmt.Fprintf(w, "  key %s\t%s, %s, secret %s\n", k.Name, role, scope, secret)
+	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -71,6 +97,14 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "%s: ok\n", *path)
 	return nil
+}
+
+// capText says a connection cap: a number, or "no cap" for 0.
+func capText(n int) string {
+	if n == 0 {
+		return "no cap"
+	}
+	return strconv.Itoa(n)
 }
 
 // lengths describes how long the next 1,000 periods from p are: one

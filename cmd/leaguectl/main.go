@@ -6,6 +6,7 @@
 //	leaguectl board -league L -board gold-3 [-period P]
 //	leaguectl player -league L -player ID
 //	leaguectl restore -league L
+//	leaguectl version
 //
 // It reads the same configuration and environment as leagued (LEAGUE_CONFIG,
 // REDIS_URL, DATABASE_URL) and talks to Redis and Postgres directly, so it
@@ -28,6 +29,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/league-engine/league/config"
+	"github.com/league-engine/league/internal/buildinfo"
 	"github.com/league-engine/league/internal/connect"
 	"github.com/league-engine/league/league"
 )
@@ -41,6 +43,7 @@ commands:
   board          print a sub-board (REDIS_URL): -league L -board gold-3 [-period P]
   player         print a player's standing and history (REDIS_URL, DATABASE_URL): -league L -player ID
   restore        rebuild a league Redis lost from Postgres (REDIS_URL, DATABASE_URL): -league L
+  version        print the build (module version, VCS revision, Go)
 `
 
 func main() {
@@ -85,6 +88,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return player(ctx, rest, out)
 	case "restore":
 		return restore(ctx, rest, out)
+	case "version", "-version", "--version":
+		if len(rest) > 0 {
+			return usageError{fmt.Errorf("version takes no arguments")}
+		}
+		fmt.Fprintln(out, buildinfo.Read())
+		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(out, usage)
 		return nil

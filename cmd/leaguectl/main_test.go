@@ -236,3 +236,40 @@ func TestCommandLineRefusals(t *testing.T) {
 		t.Errorf("the player id -league read as a second -league")
 	}
 }
+
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	testsvc.Must(t, run(context.Background(), []string{"version"}, &out), "version")
+	if !strings.HasPrefix(out.String(), "league ") || !strings.Contains(out.String(), " go1.") {
+		t.Fatalf("version: %q", out.String())
+	}
+}
+
+// TestConfigCheckShowsKeys: each key by name, role, scope and where its
+// secret comes from, never the secret.
+func TestConfigCheckShowsKeys(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("EU_SECRET", "")
+	path := filepath.Join(t.TempDir(), "keys.yaml")
+	os.WriteFile(path, []byte(`server:
+  max_connections_per_client: 0
+  keys:
+    - {name: eu, role: game, leagues: [x], secret_env: EU_SECRET}
+    - {name: ops, role: admin, secret: ops-secret-0123456789}
+leagues:
+  - id: x
+    schedule: "@weekly"
+    tiers: [{id: a}]
+`), 0o600)
+	var out bytes.Buffer
+	testsvc.Must(t, run(context.Background(), []string{"config", "check", "-config", path}, &out), "config check")
+	for _, want := range []string{"key eu    game, leagues x, secret from $EU_SECRET (NOT SET here", "key ops   admin, every league, secret in the file",
+		"4096 in all, no cap per client address"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "ops-secret") {
+		t.Errorf("a secret printed:\n%s", out.String())
+	}
+}
