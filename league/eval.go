@@ -23,7 +23,7 @@ import (
 // (Redis answers those without running the command); and each round trip
 // runs under a context bounded by the client's read timeout (sendOnce), so a
 // timed-out reply also ends the caller's wait. The caller then gets an
-// unavailable error, whose write may have landed (README: retry it with the
+// unavailable error, whose write may have landed (docs/http.md: retry it with the
 // same request id). Tests: TestStalledReplyNeverSentTwice and, on a cluster,
 // TestRedisClusterStalledWriteNeverSentTwice.
 

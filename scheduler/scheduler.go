@@ -214,7 +214,7 @@ const attemptTimeout = 15 * time.Minute
 
 // retryWait is how long a league's loop waits to settle again after err:
 // nextBackoff's wait, at most the poll (at least a second). Replicas look
-// for unsettled periods that often, as README says: a Postgres back after
+// for unsettled periods that often, as docs/design.md says: a Postgres back after
 // an outage should not wait out a doubled minute.
 func (s *Scheduler) retryWait(cur time.Duration, err error) time.Duration {
 	return min(nextBackoff(cur, err), max(s.poll, time.Second))

@@ -42,7 +42,8 @@ const usage = `leagued serves the league HTTP API and settles periods on schedul
 
 Signals: SIGTERM or SIGINT stop it gracefully (readiness fails, then
 server.drain_delay later the listener closes and requests in flight finish;
-a second signal stops it at once); SIGHUP reloads the API keys. See README.md.
+a second signal stops it at once); SIGHUP reloads the API keys. See
+docs/operations.md.
 `
 
 func main() {

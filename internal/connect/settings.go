@@ -63,7 +63,7 @@ func clusterSettings(o *redis.ClusterOptions) settings {
 //     2^31-1 (a panic too);
 //   - a timeout of 0 or less, which go-redis reads as none: a call would
 //     wait forever on a Redis that stopped answering, instead of the 503
-//     the README promises.
+//     docs/operations.md promises.
 func (s settings) check() error {
 	switch {
 	case s.retries < -1:
