@@ -19,16 +19,18 @@ import (
 	"github.com/league-engine/league/internal/testsvc"
 )
 
-// opsConfig is a one-league config for the operations tests: embedded
-// Redis and memory unless the test's environment says otherwise.
+// opsConfig is a one-league config for the operations tests.
 const opsConfig = `
 server:
   listen: %s
+  request_timeout: %s
   drain_delay: %s
   max_connections_per_client: %d
   keys:
     - {name: game, role: game, secret: %s}
-    - {name: ops, role: admin, secret: ops-secret-0123456789}
+    - {name: ops, role: admin, secret: ` + opsSecret + `}
+redis:
+  namespace: %s
 settlement:
   poll: 1s
 leagues:
@@ -37,26 +39,54 @@ leagues:
     tiers: [{id: low, promote: 0.2}, {id: high, demote: 0.2}]
 `
 
+const (
+	gameSecret = "game-secret-0123456789"
+	opsSecret  = "ops-secret-0123456789"
+)
+
+// opsOptions fill opsConfig; the zero value is a leagued with a 5 s
+// deadline, no drain, no cap per client, the game key gameSecret, on the
+// embedded Redis and memory (env may name real ones).
+type opsOptions struct {
+	requestTimeout, drain string
+	perClient             int
+	gameSecret, namespace string
+	env                   []string
+}
+
 // leagued is a running leagued for a test.
 type leagued struct {
 	t       *testing.T
+	o       opsOptions
 	cmd     *exec.Cmd
 	cfgPath string
+	addr    string
 	base    string
 	logs    *syncBuffer
 	exited  chan error
 }
 
-// startLeagued writes config (opsConfig's fields after listen) and starts
-// leagued on it with env added, and waits until it is ready.
-func startLeagued(t *testing.T, env []string, drain string, perClient int, gameSecret string) *leagued {
+// startLeagued starts leagued on opsConfig and waits until it is ready.
+func startLeagued(t *testing.T, o opsOptions) *leagued {
 	t.Helper()
+	if o.requestTimeout == "" {
+		o.requestTimeout = "5s"
+	}
+	if o.drain == "" {
+		o.drain = "0s"
+	}
+	if o.gameSecret == "" {
+		o.gameSecret = gameSecret
+	}
+	if o.namespace == "" {
+		o.namespace = "league"
+	}
 	addr := freeAddr(t)
-	l := &leagued{t: t, cfgPath: filepath.Join(t.TempDir(), "config.yaml"), base: "http://" + addr,
+	l := &leagued{t: t, o: o, cfgPath: filepath.Join(t.TempDir(), "config.yaml"), addr: addr, base: "http://" + addr,
 		logs: &syncBuffer{}, exited: make(chan error, 1)}
-	l.writeConfig(addr, drain, perClient, gameSecret)
+	l.writeConfig()
 	l.cmd = exec.Command(build(t))
-	l.cmd.Env = append(append(os.Environ(), "LEAGUE_CONFIG="+l.cfgPath, "REDIS_URL=", "DATABASE_URL="), env...)
+	l.cmd.Env = append(append(os.Environ(), "LEAGUE_CONFIG="+l.cfgPath, "REDIS_URL=", "DATABASE_URL="), o.env...)
 	l.cmd.Stdout, l.cmd.Stderr = l.logs, l.logs
 	testsvc.Must(t, l.cmd.Start(), "start leagued")
 	go func() { l.exited <- l.cmd.Wait() }()
@@ -71,8 +101,9 @@ func startLeagued(t *testing.T, env []string, drain string, perClient int, gameS
 	return l
 }
 
-func (l *leagued) writeConfig(addr, drain string, perClient int, gameSecret string) {
-	yaml := fmt.Sprintf(opsConfig, addr, drain, perClient, gameSecret)
+func (l *leagued) writeConfig() {
+	o := l.o
+	yaml := fmt.Sprintf(opsConfig, l.addr, o.requestTimeout, o.drain, o.perClient, o.gameSecret, o.namespace)
 	testsvc.Must(l.t, os.WriteFile(l.cfgPath, []byte(yaml), 0o600), "write config")
 }
 
@@ -117,15 +148,13 @@ func (l *leagued) rss() int64 {
 	return 0
 }
 
-const gameSecret = "game-secret-0123456789"
-
 // TestVersion: leagued -version prints the build, and /metrics exports it.
 func TestVersion(t *testing.T) {
 	out, err := exec.Command(build(t), "-version").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "league ") || !strings.Contains(string(out), " go1.") {
 		t.Fatalf("leagued -version: %v\n%s", err, out)
 	}
-	l := startLeagued(t, nil, "0s", 0, gameSecret)
+	l := startLeagued(t, opsOptions{})
 	resp, err := http.Get(l.base + "/metrics")
 	testsvc.Must(t, err, "GET /metrics")
 	b, _ := io.ReadAll(resp.Body)
@@ -139,12 +168,13 @@ func TestVersion(t *testing.T) {
 // restart (a SIGHUP's default would kill leagued, exit 129); a config that
 // does not load leaves the keys in use.
 func TestSIGHUPReloadsKeys(t *testing.T) {
-	l := startLeagued(t, nil, "0s", 0, gameSecret)
+	l := startLeagued(t, opsOptions{})
 	const rotated = "rotated-secret-0123456789"
 	if got := l.status("GET", "/v1/leagues", gameSecret, ""); got != http.StatusOK {
 		t.Fatalf("the configured key: %d", got)
 	}
-	l.writeConfig(strings.TrimPrefix(l.base, "http://"), "0s", 0, rotated)
+	l.o.gameSecret = rotated
+	l.writeConfig()
 	testsvc.Must(t, l.cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
 	deadline := time.Now().Add(10 * time.Second)
 	for l.status("GET", "/v1/leagues", rotated, "") != http.StatusOK {
@@ -177,7 +207,7 @@ func TestSIGHUPReloadsKeys(t *testing.T) {
 // TestShutdownDrains: on SIGTERM readiness fails at once while requests are
 // still served, for the drain delay; then leagued stops and exits 0.
 func TestShutdownDrains(t *testing.T) {
-	l := startLeagued(t, nil, "3s", 0, gameSecret)
+	l := startLeagued(t, opsOptions{drain: "3s"})
 	testsvc.Must(t, l.cmd.Process.Signal(syscall.SIGTERM), "SIGTERM")
 	signalled := time.Now()
 	for l.status("GET", "/readyz", "", "") != http.StatusServiceUnavailable {
@@ -202,7 +232,7 @@ func TestShutdownDrains(t *testing.T) {
 // refused on its headers and its body never read. (The fasthttp server
 // leagued had read each body whole first: 24 MB to 337 MB.)
 func TestKeylessFloodCostsNoMemory(t *testing.T) {
-	l := startLeagued(t, nil, "0s", 0, gameSecret) // no cap per client: all 300 get in
+	l := startLeagued(t, opsOptions{}) // no cap per client: all 300 get in
 	before := l.rss()
 	body := bytes.Repeat([]byte("x"), 1<<20)
 	var wg sync.WaitGroup
