@@ -183,3 +183,38 @@ func get(conn net.Conn) error {
 	}
 	return nil
 }
+
+// TestHTTPServerH2C: with H2C on, a client speaking HTTP/2 without TLS
+// (prior knowledge) is served over HTTP/2, an HTTP/1.1 client as before;
+// with it off, HTTP/2 is refused.
+func TestHTTPServerH2C(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		testsvc.Must(t, err, "listen")
+		srv := api.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) }),
+			api.ServeOptions{H2C: on, Logger: slog.New(slog.DiscardHandler)})
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Shutdown(context.Background()) })
+		h2 := new(http.Protocols)
+		h2.SetUnencryptedHTTP2(true)
+		client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Protocols: h2}}
+		resp, err := client.Get("http://" + ln.Addr().String() + "/")
+		if !on {
+			if err == nil {
+				resp.Body.Close()
+				t.Error("h2c off: an HTTP/2 client was served")
+			}
+			continue
+		}
+		testsvc.Must(t, err, "HTTP/2 without TLS")
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "HTTP/2.0" {
+			t.Errorf("h2c on: served over %q", b)
+		}
+		resp = rawRequest(t, "http://"+ln.Addr().String(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if b, _ := io.ReadAll(resp.Body); string(b) != "HTTP/1.1" {
+			t.Errorf("h2c on: an HTTP/1.1 client served over %q", b)
+		}
+	}
+}
