@@ -66,12 +66,21 @@ func (c *call) sendAlone(rdb redis.UniversalClient, limit time.Duration) {
 // too, and go-redis checks it before taking a connection for any retry.
 // Retries of commands never sent (a refused dial) still happen within the
 // limit.
+//
+// A context whose deadline comes sooner (a request's) is bound already, and
+// is used as it is: a timer per round trip costs a request about as much
+// as decoding its body.
 func sendOnce(ctx context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
 	if limit <= 0 {
-		return ctx, func() {}
+		return ctx, noCancel
+	}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) <= limit {
+		return ctx, noCancel
 	}
 	return context.WithTimeout(ctx, limit)
 }
+
+func noCancel() {}
 
 // replyLimit returns how long rdb waits for a reply before giving up on the
 // connection, 0 for never. Clients it cannot ask are taken to keep
