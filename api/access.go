@@ -16,7 +16,7 @@ import (
 type exchange struct {
 	w      http.ResponseWriter
 	r      *http.Request
-	caller *Key   // nil until the key is accepted
+	caller *Key   // the key the request came with, once known; nil for none or an unknown one
 	id     string // the request id, once asked for (requestID)
 }
 

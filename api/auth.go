@@ -23,6 +23,8 @@ type Key struct {
 	// rotated (a retry sent with the new one still replays a write sent
 	// with the old: request ids belong to the name).
 	Secrets []string
+
+	requests *keyMetrics // set by newKeyring
 }
 
 // mayCall reports whether the key opens league l.
@@ -38,10 +40,15 @@ type keyring struct {
 	anyAdmin bool
 }
 
-func newKeyring(keys []Key) *keyring {
+// newKeyring holds copies of keys, each counted in m (nil: not counted).
+func newKeyring(keys []Key, m *metrics) *keyring {
 	k := &keyring{byDigest: map[[sha256.Size]byte]*Key{}}
 	for i := range keys {
-		key := &keys[i]
+		key := new(Key)
+		*key = keys[i]
+		if m != nil {
+			key.requests = m.key(key.Name)
+		}
 		for _, s := range key.Secrets {
 			if s != "" {
 				k.byDigest[sha256.Sum256([]byte(s))] = key
@@ -61,8 +68,9 @@ var anonymous = &Key{}
 
 // check decides whether r may call a route that needs `need`, and returns
 // the caller's key (anonymous when authentication is off or the route is
-// public). A route of one league (its path names it) also needs the key to
-// open that league.
+// public; a known key refused for its role or scope comes with the error,
+// for the metrics and the log). A route of one league (its path names it)
+// also needs the key to open that league.
 func (k *keyring) check(r *http.Request, need access) (*Key, error) {
 	if need == public || k.off() {
 		return anonymous, nil
@@ -81,14 +89,14 @@ func (k *keyring) check(r *http.Request, need access) (*Key, error) {
 	case need == admin && !key.Admin && !k.anyAdmin:
 		// Said only to a caller with a key: a stranger learns nothing of
 		// the configuration.
-		return nil, league.Errorf(league.Forbidden, "admin routes are disabled: no admin keys are configured")
+		return key, league.Errorf(league.Forbidden, "admin routes are disabled: no admin keys are configured")
 	case need == admin && !key.Admin:
-		return nil, league.Errorf(league.Forbidden, "this route needs an admin key")
+		return key, league.Errorf(league.Forbidden, "this route needs an admin key")
 	}
 	// The same answer whether or not the league exists: a key learns
 	// nothing of leagues outside its scope.
 	if l := r.PathValue("league"); l != "" && !key.mayCall(l) {
-		return nil, league.Errorf(league.Forbidden, "key %q may not call league %q", key.Name, excerpt.Of(l))
+		return key, league.Errorf(league.Forbidden, "key %q may not call league %q", key.Name, excerpt.Of(l))
 	}
 	return key, nil
 }

@@ -168,6 +168,15 @@ func TestKeyScopes(t *testing.T) {
 	if st := decodeJSON(t, w.Body.Bytes()); w.Code != http.StatusOK || st["score"] != 0.0 {
 		t.Fatalf("alice after refused writes: %d %v, want 200 and score 0", w.Code, st)
 	}
+	// Requests are counted by key name (never the secret).
+	for _, c := range []struct {
+		key, code string
+		want      float64
+	}{{"eu", "200", 3}, {"eu", "403", 1}, {"na", "403", 5}, {"na", "200", 1}, {"ops", "403", 2}} {
+		if got := metricValue(t, f, "league_http_key_requests_total", "key", c.key, "code", c.code); got != c.want {
+			t.Errorf("league_http_key_requests_total{key=%s,code=%s} = %v, want %v", c.key, c.code, got, c.want)
+		}
+	}
 }
 
 // TestRequestIDsBelongToTheKey: two keys sending the same request_id write

@@ -18,6 +18,9 @@ import (
 type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// keyRequests counts requests by the name of the key they were made
+	// with (keyMetrics).
+	keyRequests *prometheus.CounterVec
 	// Dependency failures, resolved once: the hot path only adds.
 	redisErrors, postgresErrors prometheus.Counter
 }
@@ -39,9 +42,14 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		Name: "league_dependency_errors_total",
 		Help: "Calls to a dependency that failed as unavailable or internal.",
 	}, []string{"dependency"}))
+	keyRequests := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "league_http_key_requests_total",
+		Help: "HTTP requests made with a valid key, by the key's name and status code (the key itself is never shown).",
+	}, []string{"key", "code"}))
 	return &metrics{
 		requests:       requests,
 		duration:       duration,
+		keyRequests:    keyRequests,
 		redisErrors:    deps.WithLabelValues("redis"),
 		postgresErrors: deps.WithLabelValues("postgres"),
 	}
@@ -82,9 +90,7 @@ func register[C prometheus.Collector](reg *prometheus.Registry, c C) C {
 // route is registered; the series of each status is made on its first
 // request and kept, so a request costs an array load, not a label lookup.
 type routeMetrics struct {
-	m      *metrics
-	route  string
-	status [600]atomic.Pointer[statusSeries]
+	byStatus[statusSeries]
 }
 
 type statusSeries struct {
@@ -93,29 +99,47 @@ type statusSeries struct {
 }
 
 func (m *metrics) route(pattern string) *routeMetrics {
-	return &routeMetrics{m: m, route: pattern}
+	return &routeMetrics{byStatus[statusSeries]{make: func(code string) *statusSeries {
+		return &statusSeries{requests: m.requests.WithLabelValues(pattern, code), duration: m.duration.WithLabelValues(pattern, code)}
+	}}}
 }
 
 func (rm *routeMetrics) observe(status int, d time.Duration) {
-	var s *statusSeries
-	if status >= 0 && status < len(rm.status) {
-		if s = rm.status[status].Load(); s == nil {
-			s = rm.series(status)
-			rm.status[status].Store(s)
-		}
-	} else {
-		s = rm.series(status)
-	}
+	s := rm.get(status)
 	s.requests.Inc()
 	s.duration.Observe(d.Seconds())
 }
 
-func (rm *routeMetrics) series(status int) *statusSeries {
-	code := strconv.Itoa(status)
-	return &statusSeries{
-		requests: rm.m.requests.WithLabelValues(rm.route, code),
-		duration: rm.m.duration.WithLabelValues(rm.route, code),
+// keyMetrics count the requests made with one key, by status.
+type keyMetrics struct {
+	byStatus[counter]
+}
+
+type counter struct{ prometheus.Counter }
+
+func (m *metrics) key(name string) *keyMetrics {
+	return &keyMetrics{byStatus[counter]{make: func(code string) *counter {
+		return &counter{m.keyRequests.WithLabelValues(name, code)}
+	}}}
+}
+
+// byStatus holds a series per HTTP status, each made on first use by make
+// (a label lookup) and then loaded from an array.
+type byStatus[T any] struct {
+	made [600]atomic.Pointer[T]
+	make func(code string) *T
+}
+
+func (b *byStatus[T]) get(status int) *T {
+	if status < 0 || status >= len(b.made) {
+		return b.make(strconv.Itoa(status))
 	}
+	s := b.made[status].Load()
+	if s == nil {
+		s = b.make(strconv.Itoa(status))
+		b.made[status].Store(s)
+	}
+	return s
 }
 
 // redisErr counts err against Redis when it is a failure of Redis rather

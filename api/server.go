@@ -89,7 +89,6 @@ func New(cfg Config) *Server {
 		requestTimeout: cfg.RequestTimeout,
 		mux:            http.NewServeMux(),
 	}
-	s.keys.Store(newKeyring(cfg.Keys))
 	if s.registry == nil {
 		s.registry = prometheus.NewRegistry()
 	}
@@ -103,6 +102,7 @@ func New(cfg Config) *Server {
 		s.requestTimeout = DefaultRequestTimeout
 	}
 	s.metrics = newMetrics(s.registry)
+	s.keys.Store(newKeyring(cfg.Keys, s.metrics))
 	registerEngine(s.registry, s.engine)
 	s.health = newHealth(s)
 	s.routes()
@@ -113,7 +113,7 @@ func New(cfg Config) *Server {
 // reloads them on SIGHUP). Authentication cannot be turned on or off this
 // way: that decides which addresses leagued listens on.
 func (s *Server) SetKeys(keys []Key) error {
-	next := newKeyring(keys)
+	next := newKeyring(keys, s.metrics)
 	if next.off() != s.keys.Load().off() {
 		return errors.New("api: keys cannot be added to or removed from a server started without them, or all removed: restart it")
 	}
@@ -230,6 +230,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt *route) {
 	status := s.run(&x, rt)
 	d := time.Since(start)
 	rt.metrics.observe(status, d)
+	if x.caller != nil && x.caller.requests != nil {
+		x.caller.requests.get(status).Inc()
+	}
 	if s.accessLog != nil {
 		s.logAccess(&x, rt.pattern, status, d)
 	}
@@ -253,10 +256,10 @@ func (s *Server) run(x *exchange, rt *route) (status int) {
 	}()
 	x.echoRequestID(false)
 	caller, err := s.keys.Load().check(x.r, rt.need)
+	x.caller = caller
 	if err != nil {
 		return s.writeError(x, err)
 	}
-	x.caller = caller
 	r := x.r
 	if rt.need != public && r.URL.RawQuery != "" {
 		if err := checkQuery(r, rt.takes); err != nil {
