@@ -94,7 +94,7 @@ type fixture struct {
 	store   *inmem.Store
 	settler *fakeSettler
 	reg     *prometheus.Registry
-	log     *syncBuffer
+	log     *testsvc.Log
 	server  *api.Server
 	handler http.Handler
 	// unchecked turns off checking replies against openapi.yaml (fuzzing
@@ -136,7 +136,7 @@ func onDownRedis(tb testing.TB, opts ...option) *fixture {
 func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns string, opts ...option) *fixture {
 	tb.Helper()
 	f := &fixture{tb: tb, ctx: context.Background(), rdb: rdb, mini: m, ns: ns, clock: testsvc.NewClock(monday.Add(time.Hour)),
-		store: inmem.New(), reg: prometheus.NewRegistry(), log: &syncBuffer{}}
+		store: inmem.New(), reg: prometheus.NewRegistry(), log: &testsvc.Log{}}
 	quiet := slog.New(slog.NewTextHandler(f.log, nil))
 	var editLeague func(*league.League)
 	for _, o := range opts {
@@ -374,24 +374,6 @@ func (s *fakeSettler) SettleNow(ctx context.Context, lg string, period time.Time
 		period = monday
 	}
 	return s.store.BeginSettlement(ctx, league.Settlement{League: lg, Period: period, PeriodEnd: period.AddDate(0, 0, 7)})
-}
-
-// syncBuffer collects log output from concurrent handlers.
-type syncBuffer struct {
-	mu sync.Mutex
-	sb strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sb.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sb.String()
 }
 
 // failingStore is a store whose every call fails as Postgres down would.

@@ -124,13 +124,7 @@ func TestCoalescerDropsCallsCancelledWhileQueued(t *testing.T) {
 	rdb, h, ns := watched(t, testsvc.Backends[0])
 	co := newCoalescer(rdb, replyLimit(rdb), 1)
 	ctx := context.Background()
-	gate := make(chan struct{})
-	h.gate.Store(&gate)
-
-	first := make(chan error, 1)
-	go func() { first <- incr(co, ctx, ns+":first", 1).Err() }()
-	<-h.held // the only sender is busy with the first call
-	h.gate.Store(nil)
+	first, gate := holdSender(co, h, ns)
 
 	gone, cancel := context.WithCancel(ctx)
 	dropped, kept := make(chan error, 1), make(chan error, 1)
@@ -158,6 +152,19 @@ func TestCoalescerDropsCallsCancelledWhileQueued(t *testing.T) {
 	if n := rdb.Exists(ctx, ns+":dropped").Val(); n != 0 {
 		t.Errorf("the cancelled call was applied")
 	}
+}
+
+// holdSender makes co's only sender busy with a call (incrementing
+// ns:first) held at h's gate until the test closes gate; first receives the
+// call's error once it returns.
+func holdSender(co *coalescer, h *roundTrips, ns string) (first <-chan error, gate chan struct{}) {
+	gate = make(chan struct{})
+	h.gate.Store(&gate)
+	done := make(chan error, 1)
+	go func() { done <- incr(co, context.Background(), ns+":first", 1).Err() }()
+	<-h.held // the only sender is busy with the first call
+	h.gate.Store(nil)
+	return done, gate
 }
 
 func waitQueued(t *testing.T, co *coalescer, n int) {
@@ -250,12 +257,7 @@ func TestCoalescerAnswersAtTheDeadline(t *testing.T) {
 	rdb, h, ns := watched(t, testsvc.Backends[0])
 	co := newCoalescer(rdb, replyLimit(rdb), 1)
 	ctx := context.Background()
-	gate := make(chan struct{})
-	h.gate.Store(&gate)
-	first := make(chan error, 1)
-	go func() { first <- incr(co, ctx, ns+":first", 1).Err() }()
-	<-h.held
-	h.gate.Store(nil)
+	first, gate := holdSender(co, h, ns)
 
 	kept := make(chan error, 1)
 	go func() { kept <- incr(co, ctx, ns+":kept", 1).Err() }()

@@ -62,7 +62,7 @@ type leagued struct {
 	cfgPath string
 	addr    string
 	base    string
-	logs    *syncBuffer
+	logs    *testsvc.Log
 	exited  chan error
 }
 
@@ -83,7 +83,7 @@ func startLeagued(t *testing.T, o opsOptions) *leagued {
 	}
 	addr := freeAddr(t)
 	l := &leagued{t: t, o: o, cfgPath: filepath.Join(t.TempDir(), "config.yaml"), addr: addr, base: "http://" + addr,
-		logs: &syncBuffer{}, exited: make(chan error, 1)}
+		logs: &testsvc.Log{}, exited: make(chan error, 1)}
 	l.writeConfig()
 	l.cmd = exec.Command(build(t))
 	l.cmd.Env = append(append(os.Environ(), "LEAGUE_CONFIG="+l.cfgPath, "REDIS_URL=", "DATABASE_URL="), o.env...)
@@ -286,23 +286,4 @@ func TestKeylessFloodCostsNoMemory(t *testing.T) {
 	if got := l.status("GET", "/v1/leagues", gameSecret, ""); got != http.StatusOK {
 		t.Fatalf("a caller with a key after the flood: %d", got)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writes and the
-// test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
