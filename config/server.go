@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -32,9 +33,11 @@ type Server struct {
 	sources []keySource
 }
 
-// keySource is where a key came from.
+// keySource is where a key's secret comes from, when not from the config
+// file itself.
 type keySource struct {
-	env     string // the variable holding its secret (secret_env); "": the file
+	env     string // the variable holding it (secret_env)
+	file    string // the file holding it (secret_file)
 	unnamed bool   // api_keys, admin_keys or their environment variables
 }
 
@@ -67,11 +70,12 @@ type serverFile struct {
 }
 
 type keyFile struct {
-	Name      string    `yaml:"name"`
-	Role      string    `yaml:"role"`
-	Leagues   *[]string `yaml:"leagues"` // nil: every league
-	Secret    string    `yaml:"secret"`
-	SecretEnv string    `yaml:"secret_env"`
+	Name       string    `yaml:"name"`
+	Role       string    `yaml:"role"`
+	Leagues    *[]string `yaml:"leagues"` // nil: every league
+	Secret     string    `yaml:"secret"`
+	SecretEnv  string    `yaml:"secret_env"`
+	SecretFile string    `yaml:"secret_file"`
 }
 
 type logFile struct {
@@ -142,7 +146,7 @@ func (sf serverFile) keys(leagues []string) ([]api.Key, []keySource, error) {
 			return nil, nil, fmt.Errorf("%s.name: %q is also the name of %s", where, k.Name, prev)
 		}
 		names[k.Name] = where
-		keys, sources = append(keys, k), append(sources, keySource{env: kf.SecretEnv})
+		keys, sources = append(keys, k), append(sources, keySource{env: kf.SecretEnv, file: kf.SecretFile})
 	}
 	for _, list := range []struct {
 		field string
@@ -200,16 +204,22 @@ func (kf keyFile) build(leagues []string) (api.Key, error) {
 		}
 		k.Leagues = slices.Clone(*kf.Leagues)
 	}
+	given := 0
+	for _, v := range []string{kf.Secret, kf.SecretEnv, kf.SecretFile} {
+		if v != "" {
+			given++
+		}
+	}
 	switch {
-	case kf.Secret != "" && kf.SecretEnv != "":
-		return k, fmt.Errorf("secret, secret_env: give one")
+	case given > 1:
+		return k, fmt.Errorf("secret, secret_env, secret_file: give one")
+	case given == 0:
+		return k, fmt.Errorf("secret_file or secret_env: required (the file or environment variable holding the secret; or secret, the secret itself)")
 	case kf.Secret != "":
 		if why := badKey(kf.Secret); why != "" {
 			return k, fmt.Errorf("secret: %s", why)
 		}
 		k.Secrets = []string{kf.Secret}
-	case kf.SecretEnv == "":
-		return k, fmt.Errorf("secret_env: required (the environment variable holding the key; or secret, the key itself)")
 	}
 	return k, nil
 }
@@ -233,33 +243,57 @@ func checkSecretsUnique(keys []api.Key) error {
 	return nil
 }
 
-// resolveSecrets reads the secrets of keys given by secret_env: one, or
-// two comma-separated while one is rotated.
+// resolveSecrets reads the secrets of keys given by secret_env or
+// secret_file: one, or two separated by a comma or a line break while one is
+// rotated. A file is read again at every load (leagued's SIGHUP), an
+// environment variable only holds what the process started with.
 func (s *Server) resolveSecrets(getenv func(string) string) error {
 	for i, src := range s.sources {
-		env := src.env
-		if env == "" {
+		var v, where string
+		switch {
+		case src.env != "":
+			where = fmt.Sprintf("server.keys[%d] (%s).secret_env: %s", i, s.Keys[i].Name, src.env)
+			if v = getenv(src.env); v == "" {
+				return fmt.Errorf("%s is not set", where)
+			}
+		case src.file != "":
+			where = fmt.Sprintf("server.keys[%d] (%s).secret_file: %s", i, s.Keys[i].Name, src.file)
+			b, err := os.ReadFile(src.file)
+			if err != nil {
+				return fmt.Errorf("%s: %v", where, err)
+			}
+			v = string(b)
+		default:
 			continue
 		}
-		k := &s.Keys[i]
-		v := getenv(env)
-		if v == "" {
-			return fmt.Errorf("server.keys[%d] (%s).secret_env: %s is not set", i, k.Name, env)
+		secrets, err := splitSecrets(v)
+		if err != nil {
+			return fmt.Errorf("%s: %v", where, err)
 		}
-		k.Secrets = nil
-		parts := strings.Split(v, ",")
-		if len(parts) > 2 {
-			return fmt.Errorf("server.keys[%d] (%s).secret_env: %s holds %d secrets; one, or two while rotating", i, k.Name, env, len(parts))
-		}
-		for j, p := range parts {
-			p = strings.TrimSpace(p)
-			if why := badKey(p); why != "" {
-				return fmt.Errorf("server.keys[%d] (%s).secret_env: %s: secret %d of %d: %s", i, k.Name, env, j+1, len(parts), why)
-			}
-			k.Secrets = append(k.Secrets, p)
-		}
+		s.Keys[i].Secrets = secrets
 	}
 	return checkSecretsUnique(s.Keys)
+}
+
+// splitSecrets reads one secret, or two (old and new) separated by a comma
+// or a line break; spaces and line breaks around them do not count.
+func splitSecrets(v string) ([]string, error) {
+	parts := strings.FieldsFunc(strings.TrimSpace(v), func(r rune) bool { return r == ',' || r == '\n' })
+	if len(parts) == 0 || strings.HasSuffix(strings.TrimSpace(v), ",") {
+		parts = append(parts, "") // an empty one, said as such below
+	}
+	if len(parts) > 2 {
+		return nil, fmt.Errorf("holds %d secrets; one, or two while rotating", len(parts))
+	}
+	var out []string
+	for j, p := range parts {
+		p = strings.TrimSpace(p)
+		if why := badKey(p); why != "" {
+			return nil, fmt.Errorf("secret %d of %d: %s", j+1, len(parts), why)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // replaceUnnamed replaces the keys of api_keys (admin_keys when admin) with
@@ -278,11 +312,16 @@ func (s *Server) replaceUnnamed(admin bool, keys []api.Key) {
 	s.Keys, s.sources = kept, sources
 }
 
-// SecretEnv returns the environment variable that holds the i-th key's
-// secret, "" when the file holds it (leaguectl config check shows it).
-func (s *Server) SecretEnv(i int) string {
-	if i < len(s.sources) {
-		return s.sources[i].env
+// SecretFrom says where the i-th key's secret comes from: "$VAR", "file
+// PATH", or "" when the config file holds it (leaguectl config check).
+func (s *Server) SecretFrom(i int) string {
+	switch {
+	case i >= len(s.sources):
+		return ""
+	case s.sources[i].env != "":
+		return "$" + s.sources[i].env
+	case s.sources[i].file != "":
+		return "file " + s.sources[i].file
 	}
 	return ""
 }

@@ -2,6 +2,8 @@ package config
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -46,7 +48,7 @@ log: {format: json, level: warn, access: "off"}
 	}
 	eu, ops := c.Server.Keys[0], c.Server.Keys[1]
 	if eu.Admin || !slices.Equal(eu.Leagues, []string{"lg"}) || !slices.Equal(eu.Secrets, []string{"eu-old-0123456789ab", "eu-new-0123456789ab"}) ||
-		!ops.Admin || ops.Leagues != nil || c.Server.SecretEnv(0) != "EU_KEY" || c.Server.SecretEnv(1) != "" {
+		!ops.Admin || ops.Leagues != nil || c.Server.SecretFrom(0) != "$EU_KEY" || c.Server.SecretFrom(1) != "" {
 		t.Fatalf("eu %+v, ops %+v", eu, ops)
 	}
 }
@@ -62,8 +64,9 @@ func TestServerSectionRejects(t *testing.T) {
 		{"unknown role", "server: {keys: [{name: a, role: root, secret: abcdefghijklmnop}]}", `role: "root" is neither game nor admin`},
 		{"unknown league", "server: {keys: [{name: a, role: game, leagues: [nope], secret: abcdefghijklmnop}]}", `server.keys[0] (a).leagues: no league "nope" in this config`},
 		{"empty scope", "server: {keys: [{name: a, role: game, leagues: [], secret: abcdefghijklmnop}]}", "leagues: an empty list opens nothing"},
-		{"no secret", "server: {keys: [{name: a, role: game}]}", "secret_env: required"},
-		{"both secrets", "server: {keys: [{name: a, role: game, secret: abcdefghijklmnop, secret_env: X}]}", "secret, secret_env: give one"},
+		{"no secret", "server: {keys: [{name: a, role: game}]}", "secret_file or secret_env: required"},
+		{"two secrets", "server: {keys: [{name: a, role: game, secret: abcdefghijklmnop, secret_env: X}]}", "secret, secret_env, secret_file: give one"},
+		{"env and file", "server: {keys: [{name: a, role: game, secret_file: /x, secret_env: X}]}", "secret, secret_env, secret_file: give one"},
 		{"short secret", "server: {keys: [{name: a, role: game, secret: abc}]}", "server.keys[0] (a).secret: 3 characters"},
 		{"same name", "server: {keys: [{name: a, role: game, secret: abcdefghijklmnop}, {name: a, role: admin, secret: bbcdefghijklmnop}]}",
 			`server.keys[1] (a).name: "a" is also the name of server.keys[0] (a)`},
@@ -91,7 +94,7 @@ func TestSecretEnvRejects(t *testing.T) {
 	}
 	for v, want := range map[string]string{
 		"short":                              "server.keys[0] (a).secret_env: K: secret 1 of 1: 5 characters",
-		"abcdefghijklmnop,b,c":               "K holds 3 secrets; one, or two while rotating",
+		"abcdefghijklmnop,b,c":               "K: holds 3 secrets; one, or two while rotating",
 		"bbcdefghijklmnop":                   `server keys "a" and "b" have the same secret`,
 		"abcdefghijklmnop, abcdefghijklmnoq": "",
 	} {
@@ -99,5 +102,43 @@ func TestSecretEnvRejects(t *testing.T) {
 		if (want == "" && err != nil) || (want != "" && (err == nil || !strings.Contains(err.Error(), want))) {
 			t.Errorf("K=%s: %v, want %q", v, err, want)
 		}
+	}
+}
+
+// TestSecretFile: a key's secret read from a file, again at every load (a
+// rotation without a restart: leagued reloads on SIGHUP).
+func TestSecretFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "eu.secret")
+	c, err := Parse([]byte("server: {keys: [{name: eu, role: game, secret_file: " + path + "}]}\n" + good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := func(string) string { return "" }
+	if err := c.ApplyEnv(none); err == nil || !strings.Contains(err.Error(), "server.keys[0] (eu).secret_file: "+path) {
+		t.Fatalf("missing file: %v", err)
+	}
+	for content, want := range map[string][]string{
+		"old-secret-0123456789\n":                        {"old-secret-0123456789"},
+		"old-secret-0123456789\nnew-secret-0123456789\n": {"old-secret-0123456789", "new-secret-0123456789"},
+		" old-secret-0123456789, new-secret-0123456789 ": {"old-secret-0123456789", "new-secret-0123456789"},
+	} {
+		os.WriteFile(path, []byte(content), 0o600)
+		if err := c.ApplyEnv(none); err != nil || !slices.Equal(c.Server.Keys[0].Secrets, want) {
+			t.Errorf("file %q: %v %v, want %v", content, err, c.Server.Keys[0].Secrets, want)
+		}
+	}
+	for content, want := range map[string]string{
+		"":                                    "secret 1 of 1: empty",
+		"short\n":                             "secret 1 of 1: 5 characters",
+		"a-secret-0123456789,":                "secret 2 of 2: empty (a stray comma?)",
+		"a-secret-0123456789\nb\nc-secret-01": "holds 3 secrets",
+	} {
+		os.WriteFile(path, []byte(content), 0o600)
+		if err := c.ApplyEnv(none); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "a-secret") {
+			t.Errorf("file %q: %v, want %q (and no secret quoted)", content, err, want)
+		}
+	}
+	if got := c.Server.SecretFrom(0); got != "file "+path {
+		t.Errorf("SecretFrom: %q", got)
 	}
 }

@@ -56,6 +56,9 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 				t.ID, entry, t.Promote, t.Demote, p, d, words.Count(len(t.Rewards), "reward band"), t.MinPromoteScore, t.MinRewardScore)
 		}
 	}
+	// The secrets as leagued would read them: a variable not set or a file
+	// not readable here is said, not fatal (config check may run elsewhere).
+	secretsErr := cfg.ApplyEnv(os.Getenv)
 	srv := cfg.Server
 	fmt.Fprintf(w, "server\n")
 	fmt.Fprintf(w, "  listen\t%s; requests time out after %v; connections at most %s in all, %s per client address\n",
@@ -72,13 +75,13 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 		if k.Leagues != nil {
 			scope = "leagues " + strings.Join(k.Leagues, ", ")
 		}
-		if env := srv.SecretEnv(i); env != "" {
-			secret = "from $" + env
-			if os.Getenv(env) == "" {
-				secret += " (NOT SET here: leagued would refuse to start)"
-			}
+		if from := srv.SecretFrom(i); from != "" {
+			secret = "from " + from
 		}
 		fmt.Fprintf(w, "  key %s\t%s, %s, secret %s\n", k.Name, role, scope, secret)
+	}
+	if secretsErr != nil {
+		fmt.Fprintf(w, "  secrets\tNOT READABLE HERE: %v\n", secretsErr)
 	}
 	if err := w.Flush(); err != nil {
 		return err

@@ -263,7 +263,8 @@ leagues:
 `), 0o600)
 	var out bytes.Buffer
 	testsvc.Must(t, run(context.Background(), []string{"config", "check", "-config", path}, &out), "config check")
-	for _, want := range []string{"key eu    game, leagues x, secret from $EU_SECRET (NOT SET here", "key ops   admin, every league, secret in the file",
+	for _, want := range []string{"key eu    game, leagues x, secret from $EU_SECRET", "NOT READABLE HERE: server.keys[0] (eu).secret_env: EU_SECRET is not set",
+		"key ops   admin, every league, secret in the file",
 		"4096 in all, no cap per client address"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())

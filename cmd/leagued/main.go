@@ -43,8 +43,8 @@ const usage = `leagued serves the league HTTP API and settles periods on schedul
 
 Signals: SIGTERM or SIGINT stop it gracefully (readiness fails, then
 server.drain_delay later the listener closes and requests in flight finish;
-a second signal stops it at once); SIGHUP reloads the API keys. See
-docs/operations.md.
+a second signal stops it at once); SIGHUP reloads the API keys from the
+config file and the secret files. See docs/operations.md.
 `
 
 func main() {
@@ -236,10 +236,11 @@ func (d *daemon) shutdown(drain time.Duration, apiServer *api.Server, srv *api.H
 	}
 }
 
-// reloadKeys reads the config file and the environment again and puts the
-// keys they give in place, for requests from now on. Nothing else is
-// reloaded: leagues, limits and the rest take a restart. A config that
-// does not load leaves the keys as they were.
+// reloadKeys reads the config file and the secret files again (the
+// environment is the one the process started with) and puts the keys they
+// give in place, for requests from now on. Nothing else is reloaded:
+// leagues, limits and the rest take a restart. A config that does not load
+// leaves the keys as they were.
 func (d *daemon) reloadKeys(path string, s *api.Server) {
 	cfg, err := loadConfig(path)
 	if err == nil {

@@ -29,6 +29,7 @@ server:
   keys:
     - {name: game, role: game, secret: %s}
     - {name: ops, role: admin, secret: ` + opsSecret + `}
+    - {name: rot, role: game, secret_file: %s}
 redis:
   namespace: %s
 settlement:
@@ -42,6 +43,7 @@ leagues:
 const (
 	gameSecret = "game-secret-0123456789"
 	opsSecret  = "ops-secret-0123456789"
+	rotSecret  = "rot-secret-0123456789"
 )
 
 // opsOptions fill opsConfig; the zero value is a leagued with a 5 s
@@ -56,14 +58,15 @@ type opsOptions struct {
 
 // leagued is a running leagued for a test.
 type leagued struct {
-	t       *testing.T
-	o       opsOptions
-	cmd     *exec.Cmd
-	cfgPath string
-	addr    string
-	base    string
-	logs    *testsvc.Log
-	exited  chan error
+	t          *testing.T
+	o          opsOptions
+	cmd        *exec.Cmd
+	cfgPath    string
+	secretPath string // the rot key's secret_file
+	addr       string
+	base       string
+	logs       *testsvc.Log
+	exited     chan error
 }
 
 // startLeagued starts leagued on opsConfig and waits until it is ready.
@@ -82,8 +85,10 @@ func startLeagued(t *testing.T, o opsOptions) *leagued {
 		o.namespace = "league"
 	}
 	addr := freeAddr(t)
-	l := &leagued{t: t, o: o, cfgPath: filepath.Join(t.TempDir(), "config.yaml"), addr: addr, base: "http://" + addr,
-		logs: &testsvc.Log{}, exited: make(chan error, 1)}
+	dir := t.TempDir()
+	l := &leagued{t: t, o: o, cfgPath: filepath.Join(dir, "config.yaml"), secretPath: filepath.Join(dir, "rot.secret"),
+		addr: addr, base: "http://" + addr, logs: &testsvc.Log{}, exited: make(chan error, 1)}
+	testsvc.Must(t, os.WriteFile(l.secretPath, []byte(rotSecret+"\n"), 0o600), "write the secret file")
 	l.writeConfig()
 	l.cmd = exec.Command(build(t))
 	l.cmd.Env = append(append(os.Environ(), "LEAGUE_CONFIG="+l.cfgPath, "REDIS_URL=", "DATABASE_URL="), o.env...)
@@ -103,7 +108,7 @@ func startLeagued(t *testing.T, o opsOptions) *leagued {
 
 func (l *leagued) writeConfig() {
 	o := l.o
-	yaml := fmt.Sprintf(opsConfig, l.addr, o.requestTimeout, o.drain, o.perClient, o.gameSecret, o.namespace)
+	yaml := fmt.Sprintf(opsConfig, l.addr, o.requestTimeout, o.drain, o.perClient, o.gameSecret, l.secretPath, o.namespace)
 	testsvc.Must(l.t, os.WriteFile(l.cfgPath, []byte(yaml), 0o600), "write config")
 }
 
@@ -185,6 +190,20 @@ func TestSIGHUPReloadsKeys(t *testing.T) {
 	}
 	if got := l.status("GET", "/v1/leagues", gameSecret, ""); got != http.StatusUnauthorized {
 		t.Fatalf("the replaced key after SIGHUP: %d, want 401", got)
+	}
+
+	// A secret file rotated: old and new for a while, then the new alone.
+	const rotNew = "rot-new-secret-0123456789"
+	testsvc.Must(t, os.WriteFile(l.secretPath, []byte(rotSecret+"\n"+rotNew+"\n"), 0o600), "rotate")
+	testsvc.Must(t, l.cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
+	for l.status("GET", "/v1/leagues", rotNew, "") != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("the rotated secret not accepted after SIGHUP")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := l.status("GET", "/v1/leagues", rotSecret, ""); got != http.StatusOK {
+		t.Fatalf("the old secret while both are listed: %d, want 200", got)
 	}
 
 	testsvc.Must(t, os.WriteFile(l.cfgPath, []byte("leagues: [\n"), 0o600), "break the config")
