@@ -90,6 +90,6 @@ func (s *Server) logAccess(x *exchange, route string, status int, d time.Duratio
 		name = x.caller.Name
 	}
 	s.log.LogAttrs(context.Background(), level, "request", slog.String("method", x.r.Method), slog.String("route", route),
-		slog.Int("status", status), slog.Duration("duration", d), slog.String("key", name),
+		slog.Int("status", status), slog.Float64("duration_ms", float64(d.Microseconds())/1000), slog.String("key", name),
 		slog.String("request_id", x.requestID()))
 }

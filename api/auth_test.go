@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -231,5 +232,39 @@ func TestSetKeys(t *testing.T) {
 	}
 	if w := f.do("GET", "/v1/leagues", "", fresh); w.Code != http.StatusOK {
 		t.Errorf("the new key after a refused SetKeys: %d, want 200", w.Code)
+	}
+}
+
+// TestAccessLog: one line per request, naming its route, status, key and
+// request id (the client's X-Request-Id, else one made here, which a 5xx
+// reply carries), never the secret.
+func TestAccessLog(t *testing.T) {
+	f := onRedis(t, withConfig(func(c *api.Config) { c.AccessLog = slog.LevelInfo }))
+	req := httptest.NewRequest("GET", "/v1/leagues/weekly", nil)
+	req.Header.Set("Authorization", "Bearer "+gameKey)
+	req.Header.Set("X-Request-Id", "trace-42")
+	w := httptest.NewRecorder()
+	f.handler.ServeHTTP(w, req)
+	if w.Code != http.StatusOK || w.Header().Get("X-Request-Id") != "trace-42" {
+		t.Fatalf("%d, X-Request-Id %q: want 200 echoing trace-42", w.Code, w.Header().Get("X-Request-Id"))
+	}
+	f.do("GET", "/v1/leagues/weekly", "", "wrong-key-0123456789")
+	log := f.log.String()
+	for _, want := range []string{`msg=request method=GET route="GET /v1/leagues/{league}" status=200`, `key=game-1 request_id=trace-42`,
+		`status=401`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	if n := strings.Count(log, "msg=request "); n != 2 {
+		t.Errorf("%d access lines for 2 requests:\n%s", n, log)
+	}
+	if strings.Contains(log, gameKey) || strings.Contains(log, "wrong-key") {
+		t.Errorf("a secret reached the log:\n%s", log)
+	}
+	down := onDownRedis(t)
+	w = down.do("GET", "/v1/leagues/weekly/boards/bronze-1", "", gameKey)
+	if id := w.Header().Get("X-Request-Id"); w.Code != http.StatusServiceUnavailable || id == "" || w.Header().Get("Retry-After") != "1" {
+		t.Errorf("a 503: %d, X-Request-Id %q, Retry-After %q; want a made id and Retry-After 1", w.Code, id, w.Header().Get("Retry-After"))
 	}
 }

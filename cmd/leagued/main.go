@@ -220,7 +220,7 @@ func (d *daemon) run(ctx context.Context) error {
 func (d *daemon) shutdown(drain time.Duration, apiServer *api.Server, srv *api.HTTPServer, sched *scheduler.Scheduler) {
 	apiServer.Drain()
 	if drain > 0 {
-		d.log().Info("draining: /readyz answers 503; the listener closes after the drain delay (a second signal stops at once)", "drain_delay", drain)
+		d.log().Info("draining: /readyz answers 503; the listener closes after the drain delay (a second signal stops at once)", "drain_delay", drain.String())
 		time.Sleep(drain)
 	}
 	d.log().Info("shutting down")

@@ -71,6 +71,9 @@ func (i Info) String() string {
 // series.
 func Register(reg prometheus.Registerer, i Info) error {
 	rev := i.Revision
+	if rev == "" {
+		rev = "unknown"
+	}
 	if i.Modified {
 		rev += "+modified"
 	}
