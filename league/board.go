@@ -198,7 +198,7 @@ func (e *Engine) Standing(ctx context.Context, leagueID, player string) (Standin
 	}
 	p, _ := e.current(lv)
 	ks, args := e.standingArgs(lv, player)
-	reply, err := e.run(ctx, scripts.Standing, true, ks, args...).Slice()
+	reply, err := e.run.Run(ctx, scripts.Standing, true, ks, args...).Slice()
 	if err != nil {
 		return Standing{}, internal("standing", err)
 	}
@@ -227,7 +227,7 @@ func (e *Engine) Standings(ctx context.Context, leagueID string, players []strin
 		return out, errs, nil
 	}
 	p, _ := e.current(lv)
-	cmds, err := e.pipeline(ctx, scripts.Standing, len(valid), func(j int) ([]string, []any) {
+	cmds, err := e.run.Pipeline(ctx, scripts.Standing, len(valid), func(j int) ([]string, []any) {
 		return e.standingArgs(lv, players[valid[j]])
 	})
 	if err != nil {

@@ -143,7 +143,7 @@ func (e *Engine) PruneClaimConsumers(ctx context.Context, leagueID, keep string,
 		if c.Name == keep || c.Pending > 0 || (idle > 0 && c.Idle < idle) {
 			continue
 		}
-		gone, err := e.runAlone(ctx, scripts.Prune, []string{stream}, claimsGroup, c.Name).Int()
+		gone, err := e.run.RunAlone(ctx, scripts.Prune, []string{stream}, claimsGroup, c.Name).Int()
 		if err != nil {
 			return pruned, internal("prune claim consumers", err)
 		}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,7 +14,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/league-engine/league/internal/evalsha"
 	"github.com/league-engine/league/internal/excerpt"
+	"github.com/league-engine/league/internal/redisclock"
 	"github.com/league-engine/league/scripts"
 )
 
@@ -25,26 +25,20 @@ import (
 // engines (processes) may share one Redis.
 type Engine struct {
 	rdb     redis.UniversalClient
-	limit   time.Duration // bounds each live round trip (sendOnce)
+	run     *evalsha.Runner // every script call goes through it
 	ns      string
-	clock   func() time.Time // nil: Redis's clock decides
+	fixed   func() time.Time // WithClock; nil: Redis's clock decides
+	clock   *redisclock.Clock
 	log     *slog.Logger
 	leagues map[string]*live
 	ids     []string
-	shared  int        // pipelines the coalescer keeps in flight; 0: none
-	co      *coalescer // nil: every single call is its own round trip
+	shared  int // shared round trips in flight (evalsha.New); 0: none
 	names   nameCache
 	absent  func(ctx context.Context, league string) error // see WithAbsentLeagues
 	skipped map[string]error                               // leagues the absent hook left out: why
 	// otherDeployments: Restore ignores the league under other namespaces.
 	otherDeployments bool
 	expiryLag        time.Duration // see WithExpiryLag
-	// skew is Redis's clock minus ours in ms (clock.go), so the period we
-	// guess before asking Redis is right even on a skewed host; synced is
-	// when TIME last said so (Unix ns), syncing while a check is under way.
-	skew    atomic.Int64
-	synced  atomic.Int64
-	syncing atomic.Bool
 }
 
 // live is a league plus what the engine keeps for it at run time.
@@ -75,12 +69,12 @@ func WithNamespace(ns string) Option { return func(e *Engine) { e.ns = ns } }
 // WithClock makes the engine decide periods by this clock instead of Redis's
 // (the clock's time is passed to every script). For tests that cross period
 // boundaries without sleeping; production leaves Redis's clock in charge.
-func WithClock(now func() time.Time) Option { return func(e *Engine) { e.clock = now } }
+func WithClock(now func() time.Time) Option { return func(e *Engine) { e.fixed = now } }
 
 // WithSharedRoundTrips lets the single calls (a join, a write, a standing)
 // of concurrent goroutines share round trips to Redis: at most n pipelines
 // are in flight, and calls that arrive while all n are busy go together in
-// the next one (see coalescer). A call never waits for others, so an idle
+// the next one (internal/evalsha). A call never waits for others, so an idle
 // engine sends plain round trips; at load Redis spends far less CPU per
 // call (BENCHMARKS.md). n = 0 sends every call on its own.
 func WithSharedRoundTrips(n int) Option { return func(e *Engine) { e.shared = n } }
@@ -130,9 +124,6 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 	if err != nil {
 		return nil, err
 	}
-	if e.shared > 0 {
-		e.co = newCoalescer(rdb, e.limit, e.shared)
-	}
 	// Every league's presence and stored layout is checked before any
 	// league's data is written: a refusal (a lost league, a mistyped
 	// namespace, a changed board size) leaves Redis as it found it.
@@ -168,14 +159,14 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 		e.ids = append(e.ids, lv.ID)
 	}
 	sort.Strings(e.ids)
-	e.syncClock(ctx)
+	e.clock.Sync(ctx)
 	return e, nil
 }
 
 // newEngine applies opts over the defaults, checks them and loads the
 // scripts: what Open and Restore share.
 func newEngine(ctx context.Context, rdb redis.UniversalClient, opts []Option) (*Engine, error) {
-	e := &Engine{rdb: rdb, limit: replyLimit(rdb), ns: "league", log: slog.Default(), leagues: map[string]*live{},
+	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), leagues: map[string]*live{},
 		shared: DefaultSharedRoundTrips, skipped: map[string]error{}}
 	for _, o := range opts {
 		o(e)
@@ -189,6 +180,8 @@ func newEngine(ctx context.Context, rdb redis.UniversalClient, opts []Option) (*
 	if err := checkAttempts(rdb); err != nil {
 		return nil, err
 	}
+	e.run = evalsha.New(rdb, e.shared)
+	e.clock = redisclock.New(e.fixed, e.clockNode)
 	if err := loadScripts(ctx, rdb); err != nil {
 		return nil, internal("load scripts", err)
 	}
@@ -245,7 +238,7 @@ func (e *Engine) tierCodes(ctx context.Context, lv *live) error {
 	for i := range ids {
 		ids[i] = lv.Ladder.Tier(i).ID
 	}
-	codes, err := e.runAlone(ctx, scripts.Tiers, []string{lv.keys.tiers()}, ids...).Int64Slice()
+	codes, err := e.run.RunAlone(ctx, scripts.Tiers, []string{lv.keys.tiers()}, ids...).Int64Slice()
 	if err != nil {
 		return internal("tier codes", err)
 	}
@@ -269,28 +262,10 @@ func (e *Engine) tierCodes(ctx context.Context, lv *live) error {
 // the engine sent through shared round trips, and the round trips that
 // carried them: Calls / RoundTrips is how many calls a round trip carried on
 // average. Both stay 0 when sharing is off (WithSharedRoundTrips(0)).
-type RoundTripStats struct {
-	Calls, RoundTrips uint64
-}
+type RoundTripStats = evalsha.Stats
 
 // RoundTripStats returns the counts since Open.
-func (e *Engine) RoundTripStats() RoundTripStats {
-	if e.co == nil {
-		return RoundTripStats{}
-	}
-	return RoundTripStats{Calls: e.co.calls.Load(), RoundTrips: e.co.trips.Load()}
-}
-
-// run runs one call of script (EVALSHA_RO when ro, which replicas may
-// serve): through the coalescer, or as its own round trip.
-func (e *Engine) run(ctx context.Context, script *redis.Script, ro bool, keys []string, args ...any) *redis.Cmd {
-	c := &call{ctx: ctx, script: script, ro: ro, keys: keys, args: args}
-	if e.co == nil {
-		c.sendAlone(e.rdb, e.limit)
-		return c.cmd
-	}
-	return e.co.do(c)
-}
+func (e *Engine) RoundTripStats() RoundTripStats { return e.run.Stats() }
 
 // League returns a configured league.
 func (e *Engine) League(id string) (*League, error) {
@@ -390,25 +365,6 @@ func (lv *live) periodOf(start int64) (Period, error) {
 func (lv *live) startsPeriod(start int64) bool {
 	_, err := lv.periodOf(start)
 	return err == nil
-}
-
-// isUnavailable reports errors that mean Redis cannot be reached or is not
-// ready, as opposed to a bug.
-func isUnavailable(err error) bool {
-	var ne net.Error
-	switch {
-	case errors.As(err, &ne), errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), // the connection broke
-		errors.Is(err, redis.ErrClosed), errors.Is(err, redis.ErrPoolTimeout):
-		return true
-	}
-	msg := err.Error()
-	return strings.HasPrefix(msg, "LOADING") || strings.HasPrefix(msg, "CLUSTERDOWN") ||
-		strings.HasPrefix(msg, "TRYAGAIN") || strings.HasPrefix(msg, "MASTERDOWN") ||
-		strings.Contains(msg, "connection refused") || strings.HasPrefix(msg, "READONLY") ||
-		// a script met a key Redis Cluster moved while migrating the slot
-		// (before writing: the scripts touch such keys first)
-		strings.Contains(msg, "non local key")
 }
 
 // Ping checks that Redis answers, for readiness probes.

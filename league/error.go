@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/league-engine/league/internal/evalsha"
 )
 
 // Code classifies an error for callers. Transports map each code to their own
@@ -118,11 +120,11 @@ func internal(op string, err error) error {
 		return &Error{Code: Unavailable, Message: op + ": redis is out of memory (maxmemory) and refused the write", Err: err}
 	}
 	if strings.HasPrefix(err.Error(), "NOSCRIPT") {
-		// Still missing after evalPipelined loaded it again (the cache was
+		// Still missing after evalsha loaded it again (the cache was
 		// flushed twice, or a failover came between): Redis ran nothing.
 		return &Error{Code: Unavailable, Message: op + ": redis lost its scripts (a restart, failover or SCRIPT FLUSH) and ran nothing; retry", Err: err}
 	}
-	if isUnavailable(err) {
+	if evalsha.Unavailable(err) {
 		return &Error{Code: Unavailable, Message: op + ": redis unavailable", Err: err}
 	}
 	return &Error{Code: Internal, Message: op, Err: err}

@@ -113,7 +113,7 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 		decay = strconv.Itoa(playedKept(lv))
 	}
 	args := []any{
-		e.nowArg(), p.Start.Unix(), p.End.Unix(), k.prefix,
+		e.clock.Arg(), p.Start.Unix(), p.End.Unix(), k.prefix,
 		req.Player, req.Name + profileSep + req.Avatar,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
 		lv.code[lv.entry], prev.Start.Unix(), decay,
@@ -125,7 +125,7 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 			args[15], args[16] = d.earned, d.rewards
 		}
 	}
-	return e.run(ctx, scripts.Join, false, []string{
+	return e.run.Run(ctx, scripts.Join, false, []string{
 		k.counters(p.Start.Unix()), k.record(req.Player), k.reward(req.Player),
 		k.claimed(p.Start.Unix()), k.meta(), k.periods(), k.claims(), k.played(),
 	}, args...).Slice()

@@ -336,7 +336,7 @@ func finishSettlements(ctx context.Context, store Store, id string, periods []ti
 func (e *Engine) restoreBatch(ctx context.Context, lv *live, all []SettledPlayer) ([2]int, error) {
 	var wrote [2]int
 	calls := (len(all) + restoreBatch - 1) / restoreBatch
-	cmds, err := e.pipeline(ctx, scripts.Restore, calls, func(j int) ([]string, []any) {
+	cmds, err := e.run.Pipeline(ctx, scripts.Restore, calls, func(j int) ([]string, []any) {
 		part := all[j*restoreBatch : min((j+1)*restoreBatch, len(all))]
 		ks := make([]string, 0, 2*len(part))
 		args := make([]any, 0, 4*len(part))

@@ -8,8 +8,6 @@ import (
 	"net"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/league-engine/league/scripts"
 	"github.com/league-engine/league/tiers"
 )
@@ -56,7 +54,7 @@ func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (Scor
 	p, prev := e.current(lv)
 	for attempt := 0; attempt < 3; attempt++ {
 		ks, args := e.scoreArgs(lv, p, prev, w)
-		reply, err := e.run(ctx, scripts.Score, false, ks, args...).Slice()
+		reply, err := e.run.Run(ctx, scripts.Score, false, ks, args...).Slice()
 		if err != nil {
 			return ScoreResult{}, writeError("score", err)
 		}
@@ -109,7 +107,7 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 	}
 	pk := lv.Packing()
 	return ks, []any{
-		e.nowArg(), p.Start.Unix(), p.End.Unix(), k.prefix, w.Player,
+		e.clock.Arg(), p.Start.Unix(), p.End.Unix(), k.prefix, w.Player,
 		string(lv.Operator), w.Value, lv.MaxScore,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
 		(lv.IdempotencyWindow + e.expiryLag).Milliseconds(), prev.Start.Unix(), lv.epoch, lv.codes,
@@ -191,7 +189,7 @@ func (e *Engine) ScoreBatch(ctx context.Context, leagueID string, writes []Score
 		}
 	}
 	for attempt := 0; len(pending) > 0 && attempt < 3; attempt++ {
-		cmds, err := e.pipeline(ctx, scripts.Score, len(pending), func(j int) ([]string, []any) {
+		cmds, err := e.run.Pipeline(ctx, scripts.Score, len(pending), func(j int) ([]string, []any) {
 			return e.scoreArgs(lv, p, prev, writes[pending[j]])
 		})
 		if err != nil {
@@ -220,23 +218,4 @@ func (e *Engine) ScoreBatch(ctx context.Context, leagueID string, writes []Score
 		errs[i] = internal("score", fmt.Errorf("period kept moving"))
 	}
 	return results, errs, nil
-}
-
-// pipeline runs n calls of script in one round trip; args gives the KEYS and
-// ARGV of call j. Errors of single commands stay in their Cmd; the error is
-// the round trip's own.
-func (e *Engine) pipeline(ctx context.Context, script *redis.Script, n int, args func(j int) ([]string, []any)) ([]*redis.Cmd, error) {
-	calls := make([]*call, n)
-	for j := range calls {
-		ks, as := args(j)
-		calls[j] = &call{ctx: ctx, script: script, keys: ks, args: as}
-	}
-	if err := evalPipelined(ctx, e.rdb, e.limit, calls); err != nil {
-		return nil, err
-	}
-	cmds := make([]*redis.Cmd, n)
-	for j, c := range calls {
-		cmds[j] = c.cmd
-	}
-	return cmds, nil
 }

@@ -47,8 +47,8 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 	if err := e.checkKnownTiers(ctx, lv, p); err != nil {
 		return nil, err
 	}
-	reply, err := e.runAlone(ctx, scripts.Close, []string{lv.keys.counters(p.Start.Unix()), lv.keys.meta()},
-		e.nowArg(), p.End.Unix(), lv.epoch, lv.rulesFP).Slice()
+	reply, err := e.run.RunAlone(ctx, scripts.Close, []string{lv.keys.counters(p.Start.Unix()), lv.keys.meta()},
+		e.clock.Arg(), p.End.Unix(), lv.epoch, lv.rulesFP).Slice()
 	if err != nil {
 		return nil, internal("close", err)
 	}
@@ -236,7 +236,7 @@ func (e *Engine) Apply(ctx context.Context, leagueID string, p Period, outcomes 
 	batches := (len(todo) + applyBatch - 1) / applyBatch
 	for lo := 0; lo < batches; lo += applyPerTrip {
 		n := min(applyPerTrip, batches-lo)
-		cmds, err := e.pipeline(ctx, scripts.Apply, n, func(j int) ([]string, []any) {
+		cmds, err := e.run.Pipeline(ctx, scripts.Apply, n, func(j int) ([]string, []any) {
 			batch := todo[(lo+j)*applyBatch : min((lo+j+1)*applyBatch, len(todo))]
 			ks := make([]string, 0, 1+2*len(batch))
 			args := make([]any, 0, 2+3*len(batch))
@@ -279,7 +279,7 @@ func (e *Engine) MarkSettled(ctx context.Context, leagueID string, p Period) err
 	if err != nil {
 		return err
 	}
-	moved, err := e.runAlone(ctx, scripts.Settled, []string{lv.keys.meta()}, p.Start.Unix(), lv.epoch).Int64()
+	moved, err := e.run.RunAlone(ctx, scripts.Settled, []string{lv.keys.meta()}, p.Start.Unix(), lv.epoch).Int64()
 	if err != nil {
 		return internal("mark settled", err)
 	}

@@ -1,4 +1,4 @@
-package league
+package evalsha
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Every script call of the engine (join, score, standing, settlement) goes
-// to Redis through this file: alone, or with others in one pipeline, and in
-// either case never twice.
+// Every script call (a league's join, score, standing and settlement; a
+// leaderboard's write and read) goes to Redis through this file: alone, or
+// with others in one pipeline, and in either case never twice.
 //
 // A command that may have reached Redis must not be sent again: when its
 // connection broke or its reply timed out, Redis may have run it, or will
@@ -110,7 +110,7 @@ func evalPipelined(ctx context.Context, rdb redis.UniversalClient, limit time.Du
 		if err == nil {
 			return nil
 		}
-		if _, reply := err.(redis.Error); !reply || isUnavailable(err) {
+		if _, reply := err.(redis.Error); !reply || Unavailable(err) {
 			return err
 		}
 		var lost []*call
@@ -147,13 +147,4 @@ func sendPipeline(ctx context.Context, rdb redis.UniversalClient, limit time.Dur
 	}
 	_, err := pipe.Exec(ctx)
 	return err
-}
-
-// runAlone runs one call of script as its own round trip, never through the
-// shared round trips: settlement's calls, which carry a period's worth of
-// work, and Open's.
-func (e *Engine) runAlone(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
-	c := &call{ctx: ctx, script: script, keys: keys, args: args}
-	c.sendAlone(e.rdb, e.limit)
-	return c.cmd
 }
