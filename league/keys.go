@@ -1,6 +1,10 @@
 package league
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/league-engine/league/internal/keyspace"
+)
 
 // Redis key layout. Every key of a league carries the league in a hash tag,
 // {league}, so all keys one script touches share a cluster slot and the engine
@@ -24,10 +28,8 @@ import "strconv"
 //	<ns>:{L}:r:<b>          hash   player -> 9-byte record (record.go): last period joined, tier, number
 //	<ns>:{L}:w:<b>          hash   player -> rewards earned and not yet delivered (reward.go)
 //	<ns>:{L}:q:<request id> string the stored result of a score write, for the idempotency window
-//	<ns>:{L}:q:<scope>:<request id>  the same, of a caller with a name (ScoreWrite.Scope); a request
-//	                               id of an unnamed caller may look like one (a:r1), so a league's
-//	                               writes should come from named callers or unnamed ones, not both
-//	                               (the API names every caller when keys are configured, none when not)
+//	<ns>:{L}:q:<scope>:<request id>  the same, of a caller with a name (ScoreWrite.Scope;
+//	                               internal/keyspace.Request)
 //	<ns>:{L}:x              stream reward claims waiting to be recorded in Postgres
 //
 // Per-player records live in Buckets small hashes rather than one big hash:
@@ -42,7 +44,7 @@ type keys struct {
 }
 
 func newKeys(ns, league string, buckets int) keys {
-	return keys{prefix: ns + ":{" + league + "}:", buckets: uint32(buckets)}
+	return keys{prefix: keyspace.Prefix(ns, keyspace.League, league), buckets: uint32(buckets)}
 }
 
 func (k keys) tiers() string   { return k.prefix + "tiers" }
@@ -71,12 +73,7 @@ func (k keys) claimed(start int64) string {
 	return k.prefix + "k:" + strconv.FormatInt(start, 10)
 }
 
-func (k keys) request(scope, id string) string {
-	if scope == "" {
-		return k.prefix + "q:" + id
-	}
-	return k.prefix + "q:" + scope + ":" + id
-}
+func (k keys) request(scope, id string) string { return keyspace.Request(k.prefix, scope, id) }
 
 func (k keys) bucket(player string) uint32 {
 	// FNV-1a, inlined: hash/fnv allocates, and this runs on every call.

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math/bits"
 	"time"
+
+	"github.com/league-engine/league/internal/packing"
 )
 
 // ExactBits is how many integer bits a float64 (a sorted-set score) holds
-// exactly.
-const ExactBits = 53
+// exactly (internal/packing: the budget both products share).
+const ExactBits = packing.ExactBits
 
 // Packing lays a score and its tie-break into one sorted-set score, highest
 // bits first, so that ZREVRANGE orders by score, then tie-break:
@@ -35,9 +37,7 @@ func newPacking(l *League) (Packing, error) {
 	p := Packing{BoardSize: l.BoardSize, Unit: l.TieResolution.Milliseconds()}
 	p.SlotBits = uint(bits.Len(uint(l.BoardSize - 1)))
 	if l.TieBreak == FirstReached {
-		longest := l.Schedule.MaxLength()
-		units := (longest.Milliseconds() + p.Unit - 1) / p.Unit
-		p.TimeBits = uint(bits.Len64(uint64(units)))
+		p.TimeBits = packing.TimeBits(l.Schedule.MaxLength(), l.TieResolution)
 	}
 	if p.SlotBits+p.TimeBits >= ExactBits-1 {
 		return p, fmt.Errorf("tie_break: %s leaves no bits for the score", p.Describe())
@@ -50,7 +50,7 @@ func newPacking(l *League) (Packing, error) {
 func (p Packing) withTimeBits(bits uint) Packing {
 	p.TimeBits = bits
 	p.ScoreBits = ExactBits - p.SlotBits - p.TimeBits
-	p.MaxExact = int64(1)<<p.ScoreBits - 1
+	p.MaxExact = packing.MaxScore(p.SlotBits + p.TimeBits)
 	return p
 }
 

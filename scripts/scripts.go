@@ -1,4 +1,5 @@
-// Package scripts holds the engine's Redis Lua scripts. Each script's header
+// Package scripts holds the Redis Lua scripts of both products: leagues
+// (join.lua, score.lua, ...) and leaderboards (lb_*.lua). Each script's header
 // says its KEYS, ARGV and reply, and on a "-- uses:" line the helpers of
 // common.lua it needs, which are prepended to it.
 // Scripts run by EVALSHA (go-redis's Script falls back to EVAL once, which
@@ -36,6 +37,10 @@ var (
 	prune string
 	//go:embed restore.lua
 	restore string
+	//go:embed lb_write.lua
+	lbWrite string
+	//go:embed lb_member.lua
+	lbMember string
 )
 
 // The scripts. See each .lua file for its contract.
@@ -49,6 +54,10 @@ var (
 	Tiers    = redis.NewScript(assemble(tiersSrc))
 	Prune    = redis.NewScript(assemble(prune))
 	Restore  = redis.NewScript(assemble(restore))
+
+	// Leaderboards' scripts (package leaderboard).
+	LBWrite  = redis.NewScript(assemble(lbWrite))
+	LBMember = redis.NewScript(assemble(lbMember))
 )
 
 // helpers are common.lua's sections by name, in file order.
@@ -104,7 +113,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember}
 
 // Status is the first element of a script's reply.
 type Status int64
