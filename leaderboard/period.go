@@ -6,6 +6,7 @@ package leaderboard
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -98,4 +99,238 @@ func loadZone(zone string) (*time.Location, error) {
 func NamesHostZone(zone string) bool {
 	base := path.Base(zone)
 	return strings.EqualFold(base, "Local") || strings.EqualFold(base, "localtime") || strings.EqualFold(base, "posixrules")
+}
+
+func (c Calendar) loc() *time.Location {
+	if c.Loc == nil {
+		return time.UTC // the zero Calendar
+	}
+	return c.Loc
+}
+
+// Period is one board's span: [Start, End). Both are in UTC, so that
+// periods compare with ==: a time.Time holds its Location, and one instant
+// in two Locations is not ==. An AllTime period, which never ends, has zero
+// Start and End.
+type Period struct {
+	Kind       Kind
+	Start, End time.Time
+}
+
+// idLayout is league's period id layout: the two products name periods
+// alike.
+const idLayout = "20060102T150405Z"
+
+// ID is the stable name of the period, in a key or a URL: its start in UTC
+// as 20060102T150405Z, or "all" for AllTime. The start is enough: the hour
+// the clock shows twice when it goes back is two periods with two starts.
+func (p Period) ID() string {
+	if p.Kind == AllTime {
+		return "all"
+	}
+	return p.Start.UTC().Format(idLayout)
+}
+
+func (p Period) String() string { return string(p.Kind) + " " + p.ID() }
+
+// At returns the period of kind k holding the instant t.
+//
+// Periods follow the local clock. An hour starts whenever the clock shows
+// HH:00:00, so the hour shown twice when the clock goes back is two
+// periods, and an hour the clock skips is no period: the one before runs
+// on to the next HH:00:00 (in Paris on 2026-03-29, 01:00 CET to 03:00
+// CEST, an hour of real time; at Lord Howe, whose clock moves by half an
+// hour, an hour and a half). A day starts at the first instant that shows
+// its date: midnight, or where the clock jumps over midnight (Santiago,
+// Havana, Beirut), the jump, the first instant of the day that exists. A
+// clock going back over midnight does not start the day again. A week
+// starts with its first day (WeekStart), a month with its 1st; where the
+// clock skips that date, with the next (Samoa skipped 2011-12-30).
+//
+// At panics on a kind that is not one of the constants, as a caller that
+// skipped ParseKind has a bug.
+func (c Calendar) At(k Kind, t time.Time) Period {
+	switch k {
+	case AllTime:
+		return Period{Kind: AllTime}
+	case Hour:
+		return Period{Kind: Hour, Start: c.hourStart(t), End: c.hourAfter(t)}
+	case Day, Week, Month:
+	default:
+		panic("leaderboard: no kind of board " + strconv.Quote(string(k)))
+	}
+	first, next := c.bounds(k, c.wall(t))
+	start := c.firstShowing(first)
+	for {
+		end := c.firstShowing(next)
+		if t.Before(end) {
+			return Period{Kind: k, Start: start, End: end}
+		}
+		// The next period had begun: the clock went back over its
+		// start, or the date t shows never came (Samoa skipped
+		// 2011-12-30).
+		start = end
+		_, next = c.bounds(k, next)
+	}
+}
+
+// Next returns the period after p; for AllTime, p.
+func (c Calendar) Next(p Period) Period { return c.At(p.Kind, p.End) }
+
+// Previous returns the period before p; for AllTime, p. Periods start on
+// whole seconds, so a nanosecond before p is in the one before.
+func (c Calendar) Previous(p Period) Period { return c.At(p.Kind, p.Start.Add(-time.Nanosecond)) }
+
+// Parse returns the period of kind k that id names: the inverse of ID. As
+// league's ParsePeriodID, it also takes the start in Unix seconds. It
+// refuses an instant that no period of kind k starts at in this calendar
+// (20261125T013000Z is no day's start in UTC), and starts before
+// 1970-01-02 or after 2105: league records a start as 32-bit Unix seconds,
+// zero meaning none, and every period starting between those bounds, in
+// any zone, starts and ends within 32 bits (a local 1970-01-01 may start
+// in 1969 UTC; the last month of 2105 ends in January 2106, before 32-bit
+// seconds run out in February).
+func (c Calendar) Parse(k Kind, id string) (Period, error) {
+	if _, err := ParseKind(string(k)); err != nil {
+		return Period{}, err
+	}
+	if k == AllTime || id == "all" {
+		if k == AllTime && id == "all" {
+			return Period{Kind: AllTime}, nil
+		}
+		return Period{}, fmt.Errorf("%q is not a period of the %s board: all_time has the one period all, the others start at instants (20261116T000000Z)", excerpt.Of(id), k)
+	}
+	start, err := parseStart(id)
+	if err != nil {
+		return Period{}, err
+	}
+	p := c.At(k, start)
+	if !p.Start.Equal(start) {
+		return Period{}, fmt.Errorf("%q starts no %s in %s: the clock there shows %s, within the %s %s",
+			excerpt.Of(id), k, c.loc(), start.In(c.loc()).Format("Mon 2006-01-02 15:04:05 -07:00"), k, p.ID())
+	}
+	return p, nil
+}
+
+// The starts Parse accepts: from firstStart, before startsEnd.
+var (
+	firstStart = time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC)
+	startsEnd  = time.Date(2106, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+func parseStart(id string) (time.Time, error) {
+	t, err := time.Parse(idLayout, id)
+	if err != nil {
+		sec, err := strconv.ParseInt(id, 10, 64)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%q is not a period id like 20261116T000000Z (or its start in Unix seconds)", excerpt.Of(id))
+		}
+		t = time.Unix(sec, 0)
+	}
+	if t.Before(firstStart) || !t.Before(startsEnd) {
+		return time.Time{}, fmt.Errorf("%q is outside the periods a leaderboard can have (starts from 1970-01-02 to the end of 2105)", excerpt.Of(id))
+	}
+	return t.UTC(), nil
+}
+
+// zone returns the offset from UTC in force at t and the span it holds
+// over, [began, ends), in UTC; zero where the zone has no bound. The time
+// package may cut a span at a year's end where the offset goes on; that
+// does no harm here, the next span having the same offset.
+func (c Calendar) zone(t time.Time) (off time.Duration, began, ends time.Time) {
+	lt := t.In(c.loc())
+	_, sec := lt.Zone()
+	began, ends = lt.ZoneBounds()
+	if !ends.IsZero() && !ends.After(t) {
+		// go.dev/issue/81583: past a zone file's last transition, on the
+		// last UTC day of a leap year, the span ends before t. Its rule
+		// changes the offset next in the following year.
+		ends = time.Date(t.UTC().Year()+1, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return time.Duration(sec) * time.Second, began.UTC(), ends.UTC()
+}
+
+// sinceHour is how long the clock, at offset off, has shown t's hour.
+func sinceHour(t time.Time, off time.Duration) time.Duration {
+	shown := t.UTC().Add(off)
+	return shown.Sub(shown.Truncate(time.Hour))
+}
+
+// hourStart returns the last instant at or before t at which the clock
+// showed HH:00:00. Under t's offset that is t less the minutes and seconds
+// shown, unless the offset began later: the clock then jumped past that
+// HH:00 (Lord Howe: 02:00 to 02:30), and the hour began under the old one.
+func (c Calendar) hourStart(t time.Time) time.Time {
+	for {
+		off, began, _ := c.zone(t)
+		start := t.Add(-sinceHour(t, off))
+		if began.IsZero() || !start.Before(began) {
+			return start.UTC()
+		}
+		t = began.Add(-time.Nanosecond)
+	}
+}
+
+// hourAfter returns the first instant after t at which the clock shows
+// HH:00:00: the next hour under t's offset, unless the offset changes
+// first; the change itself may land on an hour (Paris: 02:00 to 03:00).
+func (c Calendar) hourAfter(t time.Time) time.Time {
+	for {
+		off, _, ends := c.zone(t)
+		next := t.Add(time.Hour - sinceHour(t, off))
+		if ends.IsZero() || next.Before(ends) {
+			return next.UTC()
+		}
+		if off, _, _ := c.zone(ends); sinceHour(ends, off) == 0 {
+			return ends
+		}
+		t = ends
+	}
+}
+
+// wall is what the clock shows at t, as a time in UTC: calendar arithmetic
+// on it (AddDate) has no clock changes to trip on.
+func (c Calendar) wall(t time.Time) time.Time {
+	off, _, _ := c.zone(t)
+	return t.UTC().Add(off)
+}
+
+// bounds returns the first clock reading of the day, week or month that
+// the reading w falls in, and that of the next one.
+func (c Calendar) bounds(k Kind, w time.Time) (first, next time.Time) {
+	y, m, d := w.Date()
+	switch k {
+	case Day:
+		first = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		return first, first.AddDate(0, 0, 1)
+	case Week:
+		// modulo twice: a WeekStart set outside Sunday..Saturday still
+		// gives a first day at or before w
+		back := ((int(w.Weekday())-int(c.WeekStart))%7 + 7) % 7
+		first = time.Date(y, m, d-back, 0, 0, 0, 0, time.UTC)
+		return first, first.AddDate(0, 0, 7)
+	default: // Month
+		first = time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+		return first, first.AddDate(0, 1, 0)
+	}
+}
+
+// firstShowing returns the first instant at which the clock shows w or
+// later: the start of the day, week or month whose first reading is w, or,
+// where the clock jumps over w, the jump. Under one offset that instant is
+// w less the offset, if the offset holds then; spans are tried in order
+// from two days before w, as offsets stay within a day of UTC (Samoa's
+// skipped day included).
+func (c Calendar) firstShowing(w time.Time) time.Time {
+	for t := w.Add(-48 * time.Hour); ; {
+		off, began, ends := c.zone(t)
+		at := w.Add(-off)
+		if !began.IsZero() && at.Before(began) {
+			at = began
+		}
+		if ends.IsZero() || at.Before(ends) {
+			return at.UTC()
+		}
+		t = ends
+	}
 }
