@@ -233,6 +233,43 @@ func parseStart(id string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
+// MaxLength returns the longest a period of kind k lasts in this calendar,
+// among those Parse accepts: the usual longest (an hour, 24 hours, 7 days,
+// 31 days) unless a clock change makes one longer (a day of 25 hours, an
+// hour and a half at Lord Howe). Only a period holding a change can be
+// longer, so MaxLength looks at the period holding each change of the zone
+// from 1970 to 2106, a few hundred: callers keep the result. AllTime,
+// which never ends, has 0.
+func (c Calendar) MaxLength(k Kind) time.Duration {
+	var longest time.Duration
+	switch k {
+	case AllTime:
+		return 0
+	case Hour:
+		longest = time.Hour
+	case Day:
+		longest = 24 * time.Hour
+	case Week:
+		longest = 7 * 24 * time.Hour
+	case Month:
+		longest = 31 * 24 * time.Hour
+	default:
+		panic("leaderboard: no kind of board " + strconv.Quote(string(k)))
+	}
+	lastEnd := startsEnd.AddDate(0, 2, 0) // past the end of any period Parse accepts
+	for t := firstStart; ; {
+		_, _, change := c.zone(t)
+		if change.IsZero() || !change.Before(lastEnd) {
+			return longest
+		}
+		// the period holding the instant before the change holds it,
+		// unless it ends there and is no longer for it
+		p := c.At(k, change.Add(-time.Nanosecond))
+		longest = max(longest, p.End.Sub(p.Start))
+		t = change
+	}
+}
+
 // zone returns the offset from UTC in force at t and the span it holds
 // over, [began, ends), in UTC; zero where the zone has no bound. The time
 // package may cut a span at a year's end where the offset goes on; that

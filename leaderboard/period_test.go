@@ -283,16 +283,20 @@ func TestCalendarWalk(t *testing.T) {
 				}
 				t = change
 			}
+			longest := map[Kind]time.Duration{}
+			for _, k := range kinds {
+				longest[k] = c.MaxLength(k)
+			}
 			for _, now := range instants {
 				for _, k := range kinds {
-					checkPeriod(t, c, k, now)
+					checkPeriod(t, c, k, now, longest[k])
 				}
 			}
 		})
 	}
 }
 
-func checkPeriod(t *testing.T, c Calendar, k Kind, now time.Time) {
+func checkPeriod(t *testing.T, c Calendar, k Kind, now time.Time, longest time.Duration) {
 	t.Helper()
 	p := c.At(k, now)
 	if k == AllTime {
@@ -303,6 +307,9 @@ func checkPeriod(t *testing.T, c Calendar, k Kind, now time.Time) {
 	}
 	if now.Before(p.Start) || !now.Before(p.End) {
 		t.Fatalf("At(%s, %v): got %v to %v, not holding it", k, now, p.Start, p.End)
+	}
+	if n := p.End.Sub(p.Start); n <= 0 || n > longest {
+		t.Fatalf("At(%s, %v): got %v to %v, %v long; want at most MaxLength %v", k, now, p.Start, p.End, n, longest)
 	}
 	next, prev := c.Next(p), c.Previous(p)
 	if next.Start != p.End || prev.End != p.Start {
@@ -408,6 +415,66 @@ func TestParseRefuses(t *testing.T) {
 	}
 }
 
+func TestMaxLength(t *testing.T) {
+	const h, d = time.Hour, 24 * time.Hour
+	for _, tc := range []struct {
+		name, zone string
+		kind       Kind
+		want       time.Duration
+	}{
+		{"UTC hour", "UTC", Hour, h},
+		{"UTC day", "UTC", Day, d},
+		{"UTC week", "UTC", Week, 7 * d},
+		{"UTC month", "UTC", Month, 31 * d},
+		{"UTC all time", "UTC", AllTime, 0},
+		{"Kolkata day", "Asia/Kolkata", Day, d},
+		{"Paris hour", "Europe/Paris", Hour, h},
+		{"Paris day", "Europe/Paris", Day, 25 * h},
+		{"Paris week", "Europe/Paris", Week, 7*d + h},
+		{"Paris month: October", "Europe/Paris", Month, 31*d + h},
+		// New York goes back in November, 30 days, but did in October
+		// until 2006.
+		{"New York month", "America/New_York", Month, 31*d + h},
+		// from 01:00 to 03:00 when the clock moves half an hour forward
+		{"Lord Howe hour", "Australia/Lord_Howe", Hour, h + 30*time.Minute},
+		// its summer time was an hour from 1981 to 1985
+		{"Lord Howe day", "Australia/Lord_Howe", Day, 25 * h},
+		// from +05:30 to +05:45 at midnight on 1986-01-01: the clock went
+		// from 23:00 to 01:00 in 1h45 without showing 00:00
+		{"Kathmandu hour", "Asia/Kathmandu", Hour, h + 45*time.Minute},
+		{"Kathmandu day", "Asia/Kathmandu", Day, d},
+		// double summer time in 1988: two hours back in one change
+		{"St. John's day", "America/St_Johns", Day, 26 * h},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := mustCalendar(t, tc.zone, "").MaxLength(tc.kind); got != tc.want {
+				t.Errorf("MaxLength(%s): got %v, want %v", tc.kind, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMaxLengthWalk: MaxLength is the longest of every period Parse
+// accepts, found by walking them all (days and longer: hours would take
+// seconds).
+func TestMaxLengthWalk(t *testing.T) {
+	for _, zone := range []string{"Europe/Paris", "Australia/Lord_Howe", "America/St_Johns", "Pacific/Apia"} {
+		for _, k := range []Kind{Day, Week, Month} {
+			t.Run(zone+"/"+string(k), func(t *testing.T) {
+				t.Parallel()
+				c := mustCalendar(t, zone, "")
+				var longest time.Duration
+				for p := c.At(k, firstStart); p.Start.Before(startsEnd); p = c.Next(p) {
+					longest = max(longest, p.End.Sub(p.Start))
+				}
+				if got := c.MaxLength(k); got != longest {
+					t.Errorf("MaxLength(%s): got %v, want %v, the longest of the walk", k, got, longest)
+				}
+			})
+		}
+	}
+}
+
 // TestPeriodEquality: one instant, in any Location or with a monotonic
 // reading, gives periods equal with ==, usable as map keys.
 func TestPeriodEquality(t *testing.T) {
@@ -451,5 +518,8 @@ func TestAllTime(t *testing.T) {
 	}
 	if got, err := c.Parse(AllTime, "all"); got != p || err != nil {
 		t.Errorf("Parse(all_time, all): got %v, %v; want %v", got, err, p)
+	}
+	if got := c.MaxLength(AllTime); got != 0 {
+		t.Errorf("MaxLength(all_time): got %v, want 0", got)
 	}
 }
