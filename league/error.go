@@ -104,6 +104,12 @@ func ErrorMessage(err error) string {
 	return "internal error"
 }
 
+// RedisError wraps the failure of a call to Redis as both products report
+// it: Unavailable when Redis cannot be reached, is not ready, is out of
+// memory or lost its scripts (nothing was written; retry), Internal
+// otherwise. An *Error passes through.
+func RedisError(op string, err error) error { return internal(op, err) }
+
 // internal wraps a dependency failure. Redis or Postgres being unreachable
 // is Unavailable (retry later), anything else Internal.
 func internal(op string, err error) error {

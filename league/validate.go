@@ -24,8 +24,11 @@ const (
 // profileSep separates name and avatar in a board's name hash.
 const profileSep = "\x1f"
 
-// checkID accepts 1..max bytes of printable ASCII without spaces: ids end up
-// in Redis keys and URLs.
+// CheckID accepts 1..max bytes of printable ASCII without spaces, naming
+// field when it refuses: ids end up in Redis keys and URLs (player ids,
+// request ids, a leaderboard's member ids).
+func CheckID(field, v string, max int) error { return checkID(field, v, max) }
+
 func checkID(field, v string, max int) error {
 	if v == "" {
 		return fieldError(field, "must not be empty")

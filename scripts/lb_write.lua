@@ -22,8 +22,9 @@
 --   expire at (Unix s): when the board goes, '' for never
 --
 -- Returns one of
---   {0, score1, rank1, ..., scoren, rankn}  written (or unchanged): each board's score and 1-based rank
---   {1, score1, rank1, ...}                 a retry: the first write's result, unchanged
+--   {0, now, score1, rank1, ..., scoren, rankn}  written (or unchanged) at now (ms): each board's
+--                                                score and 1-based rank
+--   {1, at, score1, rank1, ...}                  a retry: the first write's result, made at at (ms)
 --   {2, now}                                a board's period is not the one at Redis's now (ms):
 --                                           recompute the periods and retry
 --   {7, i, score}                           board i would pass the maximum; its current score
@@ -34,12 +35,12 @@
 local n, member = tonumber(ARGV[2]), ARGV[3]
 local rid = KEYS[n + 1]
 if rid then
-  -- stored: score1:rank1:...:member (members may hold ':', so it comes last)
+  -- stored: at:score1:rank1:...:member (members may hold ':', so it comes last)
   local stored = redis.call('GET', rid)
   if stored then
     local fields = {1}
     local pos = 1
-    for _ = 1, 2 * n do
+    for _ = 1, 2 * n + 1 do
       local stop = string.find(stored, ':', pos, true)
       fields[#fields + 1] = tonumber(string.sub(stored, pos, stop - 1))
       pos = stop + 1
@@ -97,7 +98,7 @@ for i = 1, n do
   end
 end
 
-local reply, stored = {0}, ''
+local reply, stored = {0, now}, int(now) .. ':'
 for i = 1, n do
   local a = 9 + 6 * (i - 1)
   if packed[i] then

@@ -41,6 +41,8 @@ var (
 	lbWrite string
 	//go:embed lb_member.lua
 	lbMember string
+	//go:embed lb_around.lua
+	lbAround string
 )
 
 // The scripts. See each .lua file for its contract.
@@ -58,6 +60,7 @@ var (
 	// Leaderboards' scripts (package leaderboard).
 	LBWrite  = redis.NewScript(assemble(lbWrite))
 	LBMember = redis.NewScript(assemble(lbMember))
+	LBAround = redis.NewScript(assemble(lbAround))
 )
 
 // helpers are common.lua's sections by name, in file order.
@@ -113,7 +116,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround}
 
 // Status is the first element of a script's reply.
 type Status int64

@@ -1,0 +1,143 @@
+package leaderboard
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/internal/evalsha"
+	"github.com/league-engine/league/internal/keyspace"
+	"github.com/league-engine/league/internal/redisclock"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scripts"
+)
+
+// Engine serves the leaderboards on Redis. It is safe for concurrent use;
+// any number of engines (processes) may share one Redis.
+type Engine struct {
+	rdb       redis.UniversalClient
+	run       *evalsha.Runner
+	clock     *redisclock.Clock
+	ns        string
+	fixed     func() time.Time
+	shared    int
+	expiryLag time.Duration
+	log       *slog.Logger
+	boards    map[string]*Leaderboard
+	ids       []string
+}
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithNamespace sets the first part of every key (default "league", as
+// leagues': a leaderboard's keys are <ns>:lb:{id}:...).
+func WithNamespace(ns string) Option { return func(e *Engine) { e.ns = ns } }
+
+// WithClock makes the engine decide periods by this clock instead of
+// Redis's, for tests that cross boundaries without sleeping.
+func WithClock(now func() time.Time) Option { return func(e *Engine) { e.fixed = now } }
+
+// WithSharedRoundTrips lets the writes of concurrent goroutines share round
+// trips to Redis, at most n in flight (internal/evalsha); 0: none.
+func WithSharedRoundTrips(n int) Option { return func(e *Engine) { e.shared = n } }
+
+// WithExpiryLag adds d to every time to live the engine sets, for a Redis
+// whose keys may expire up to d early (the embedded one; see
+// league.WithExpiryLag).
+func WithExpiryLag(d time.Duration) Option { return func(e *Engine) { e.expiryLag = max(d, 0) } }
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
+
+// Open prepares the leaderboards (which must have passed Init) on Redis:
+// loads the scripts and learns Redis's clock. Leaderboards keep no state
+// beyond their boards, so a new one needs nothing written.
+func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard, opts ...Option) (*Engine, error) {
+	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), boards: map[string]*Leaderboard{},
+		shared: league.DefaultSharedRoundTrips}
+	for _, o := range opts {
+		o(e)
+	}
+	for _, l := range boards {
+		if _, dup := e.boards[l.ID]; dup {
+			return nil, fmt.Errorf("leaderboard: %q configured twice", l.ID)
+		}
+		if l.tieBits == nil {
+			return nil, fmt.Errorf("leaderboard: %q has not passed Init", l.ID)
+		}
+		e.boards[l.ID] = l
+		e.ids = append(e.ids, l.ID)
+	}
+	sort.Strings(e.ids)
+	e.run = evalsha.New(rdb, e.shared)
+	e.clock = redisclock.New(e.fixed, e.clockNode)
+	if err := scripts.Load(ctx, rdb); err != nil {
+		return nil, league.RedisError("load scripts", err)
+	}
+	e.clock.Sync(ctx)
+	return e, nil
+}
+
+// clockNode is where the scripts of the first leaderboard read TIME.
+func (e *Engine) clockNode(ctx context.Context) redis.Cmdable {
+	if c, ok := e.rdb.(*redis.ClusterClient); ok && len(e.ids) > 0 {
+		if n, err := c.MasterForKey(ctx, "{"+e.ids[0]+"}"); err == nil {
+			return n
+		}
+	}
+	return e.rdb
+}
+
+// Leaderboard returns a configured leaderboard, or NotFound.
+func (e *Engine) Leaderboard(id string) (*Leaderboard, error) {
+	if l, ok := e.boards[id]; ok {
+		return l, nil
+	}
+	return nil, league.Errorf(league.NotFound, "unknown leaderboard %q", id)
+}
+
+// Leaderboards returns the configured leaderboards, sorted by id.
+func (e *Engine) Leaderboards() []*Leaderboard {
+	out := make([]*Leaderboard, len(e.ids))
+	for i, id := range e.ids {
+		out[i] = e.boards[id]
+	}
+	return out
+}
+
+// Now is the engine's best idea of Redis's time.
+func (e *Engine) Now() time.Time { return e.clock.Now() }
+
+// Ping checks that Redis answers.
+func (e *Engine) Ping(ctx context.Context) error {
+	return league.RedisError("ping", e.rdb.Ping(ctx).Err())
+}
+
+// RoundTripStats counts the writes sent through shared round trips.
+func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
+
+// keys of one leaderboard:
+//
+//	<ns>:lb:{L}:<kind>:<start>   zset  a periodic board: member -> packed score (start: Unix s)
+//	<ns>:lb:{L}:all_time         zset  the all-time board
+//	<ns>:lb:{L}:q:[<scope>:]<id> string a write's stored result, for the idempotency window
+type keys struct{ prefix string }
+
+func (e *Engine) keys(l *Leaderboard) keys {
+	return keys{prefix: keyspace.Prefix(e.ns, keyspace.Leaderboard, l.ID)}
+}
+
+func (k keys) board(p Period) string {
+	if p.Kind == AllTime {
+		return k.prefix + string(AllTime)
+	}
+	return k.prefix + string(p.Kind) + ":" + strconv.FormatInt(p.Start.Unix(), 10)
+}
+
+func (k keys) request(scope, id string) string { return keyspace.Request(k.prefix, scope, id) }

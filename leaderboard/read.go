@@ -1,0 +1,186 @@
+package leaderboard
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scripts"
+)
+
+// Entry is a member's place on a board.
+type Entry struct {
+	Rank   int // 1-based
+	Member string
+	Score  int64
+}
+
+// Board is a page of one board.
+type Board struct {
+	Period  Period // Kind says which board
+	Entries []Entry
+	Size    int // members on the board
+}
+
+// MaxPage is the most entries one read returns.
+const MaxPage = 1000
+
+// PeriodOf returns the period of kind k named by id ("" for the current
+// one): NotFound for a kind the leaderboard keeps no board of, Invalid for
+// an id that starts no period of that kind, and for a period that has not
+// begun.
+func (e *Engine) PeriodOf(l *Leaderboard, k Kind, id string) (Period, error) {
+	if !l.has(k) {
+		return Period{}, league.Errorf(league.NotFound, "leaderboard %q keeps no %s board", l.ID, k)
+	}
+	now := e.clock.Now()
+	if id == "" {
+		return l.Calendar.At(k, now), nil
+	}
+	p, err := l.Calendar.Parse(k, id)
+	if err != nil {
+		return Period{}, &league.Error{Code: league.Invalid, Field: "period", Message: err.Error()}
+	}
+	if p.Start.After(now) {
+		return Period{}, &league.Error{Code: league.Invalid, Field: "period", Message: fmt.Sprintf("%s has not begun", id)}
+	}
+	return p, nil
+}
+
+// Top returns limit entries of a board from rank offset+1: of period id of
+// kind k ("" for the current one). A period past its retention reads as an
+// empty board.
+func (e *Engine) Top(ctx context.Context, id string, k Kind, period string, offset, limit int) (Board, error) {
+	l, err := e.Leaderboard(id)
+	if err != nil {
+		return Board{}, err
+	}
+	if offset < 0 {
+		return Board{}, &league.Error{Code: league.Invalid, Field: "offset", Message: fmt.Sprintf("%d is negative", offset)}
+	}
+	if limit < 1 || limit > MaxPage {
+		return Board{}, &league.Error{Code: league.Invalid, Field: "limit", Message: fmt.Sprintf("%d is outside 1..%d", limit, MaxPage)}
+	}
+	p, err := e.PeriodOf(l, k, period)
+	if err != nil {
+		return Board{}, err
+	}
+	key := e.keys(l).board(p)
+	pipe := e.rdb.Pipeline()
+	var page *redis.ZSliceCmd
+	stop := int64(offset + limit - 1)
+	if l.Order == Ascending {
+		page = pipe.ZRangeWithScores(ctx, key, int64(offset), stop)
+	} else {
+		page = pipe.ZRevRangeWithScores(ctx, key, int64(offset), stop)
+	}
+	size := pipe.ZCard(ctx, key)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return Board{}, league.RedisError("leaderboard read", err)
+	}
+	shift := math.Ldexp(1, int(l.tieBits[k]))
+	b := Board{Period: p, Size: int(size.Val()), Entries: make([]Entry, len(page.Val()))}
+	for i, z := range page.Val() {
+		b.Entries[i] = Entry{Rank: offset + i + 1, Member: z.Member.(string), Score: int64(math.Floor(z.Score / shift))}
+	}
+	return b, nil
+}
+
+// Around returns the window of a board around member: up to n ranks above
+// it and n below, in one round trip. A member not on the board is NotFound.
+func (e *Engine) Around(ctx context.Context, id string, k Kind, period, member string, n int) (Board, error) {
+	l, err := e.Leaderboard(id)
+	if err != nil {
+		return Board{}, err
+	}
+	if err := CheckMember(member); err != nil {
+		return Board{}, err
+	}
+	if n < 0 || 2*n+1 > MaxPage {
+		return Board{}, &league.Error{Code: league.Invalid, Field: "limit",
+			Message: fmt.Sprintf("a window of %d above and below is outside 0..%d", n, (MaxPage-1)/2)}
+	}
+	p, err := e.PeriodOf(l, k, period)
+	if err != nil {
+		return Board{}, err
+	}
+	reply, err := e.run.Run(ctx, scripts.LBAround, true, []string{e.keys(l).board(p)}, member, n, l.orderArg()).Slice()
+	if err != nil {
+		return Board{}, league.RedisError("leaderboard read", err)
+	}
+	first, _ := reply[0].(int64)
+	size, _ := reply[1].(int64)
+	if first < 0 {
+		return Board{}, league.Errorf(league.NotFound, "member %q is not on the %s board of %s", member, k, p.ID())
+	}
+	shift := math.Ldexp(1, int(l.tieBits[k]))
+	b := Board{Period: p, Size: int(size)}
+	for i := 2; i+1 < len(reply); i += 2 {
+		m, _ := reply[i].(string)
+		packed, err := strconv.ParseFloat(fmt.Sprint(reply[i+1]), 64)
+		if err != nil {
+			return Board{}, league.RedisError("leaderboard read", err)
+		}
+		b.Entries = append(b.Entries, Entry{Rank: int(first) + (i-2)/2 + 1, Member: m, Score: int64(math.Floor(packed / shift))})
+	}
+	return b, nil
+}
+
+// Standing is a member on one board: where it stands in the current
+// period, and where it stood in the period before.
+type Standing struct {
+	Period Period
+	Score  int64
+	Rank   int   // 0: not on the board
+	Gap    int64 // to the member ranked just above; -1: none above, or not on the board
+	// Previous is the period before (the all-time board: none) and the
+	// member's place on its board (Rank 0: not on it, or past retention).
+	Previous *Placement
+}
+
+// Member returns member on every board of leaderboard id, in Kinds order,
+// in one round trip.
+func (e *Engine) Member(ctx context.Context, id, member string) ([]Standing, error) {
+	l, err := e.Leaderboard(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckMember(member); err != nil {
+		return nil, err
+	}
+	k := e.keys(l)
+	ps := l.periodsAt(e.clock.Now())
+	ks := make([]string, 0, 2*len(ps))
+	args := []any{member, l.orderArg()}
+	for _, p := range ps {
+		ks = append(ks, k.board(p), k.board(l.Calendar.Previous(p)))
+		args = append(args, l.tieBits[p.Kind])
+	}
+	reply, err := e.run.Run(ctx, scripts.LBMember, true, ks, args...).Int64Slice()
+	if err != nil {
+		return nil, league.RedisError("leaderboard read", err)
+	}
+	out := make([]Standing, len(ps))
+	for i, p := range ps {
+		r := reply[5*i : 5*i+5]
+		out[i] = Standing{Period: p, Score: r[0], Rank: int(r[1]), Gap: r[2]}
+		if p.Kind != AllTime {
+			out[i].Previous = &Placement{Period: l.Calendar.Previous(p), Score: r[3], Rank: int(r[4])}
+		}
+	}
+	return out, nil
+}
+
+// Current returns each board's current period (when it ends: the all-time
+// board never does), in Kinds order, by the engine's idea of Redis's clock.
+func (e *Engine) Current(id string) ([]Period, error) {
+	l, err := e.Leaderboard(id)
+	if err != nil {
+		return nil, err
+	}
+	return l.periodsAt(e.clock.Now()), nil
+}

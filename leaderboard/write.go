@@ -1,0 +1,232 @@
+package leaderboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scripts"
+)
+
+// Write is one write to a leaderboard: every board of it at once. With a
+// RequestID, a retry within the idempotency window returns the first
+// write's result and changes nothing.
+type Write struct {
+	Member    string
+	Value     int64 // >= 0; the operator decides what it does
+	RequestID string
+	// Scope is whose request ids these are (the API key's name): ids of
+	// two scopes never meet (league.ScoreWrite.Scope).
+	Scope string
+}
+
+// Placement is a member's score and rank on one board.
+type Placement struct {
+	Period Period // Kind says which board
+	Score  int64
+	Rank   int // 1-based
+}
+
+// WriteResult is the member's place on every board after a write, in the
+// leaderboard's Kinds order.
+type WriteResult struct {
+	Boards []Placement
+	// Replayed reports a retried request id: the first write's result.
+	Replayed bool
+}
+
+// MaxBatch is how many writes one WriteBatch takes.
+const MaxBatch = league.MaxBatch
+
+// Write applies w to every board of leaderboard id in one atomic script and
+// one round trip: all of them or, refused, none.
+func (e *Engine) Write(ctx context.Context, id string, w Write) (WriteResult, error) {
+	l, err := e.Leaderboard(id)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if err := l.checkWrite(w); err != nil {
+		return WriteResult{}, err
+	}
+	now := e.clock.Now()
+	for attempt := 0; attempt < 3; attempt++ {
+		ps := l.periodsAt(now)
+		ks, args := e.writeArgs(l, ps, w)
+		reply, err := e.run.Run(ctx, scripts.LBWrite, false, ks, args...).Slice()
+		if err != nil {
+			return WriteResult{}, writeError(err)
+		}
+		res, redisNow, err := l.writeResult(ps, w, reply)
+		if redisNow.IsZero() {
+			return res, err
+		}
+		e.clock.Learn(redisNow)
+		now = redisNow
+	}
+	return WriteResult{}, league.RedisError("leaderboard write", errors.New("the period kept moving"))
+}
+
+// WriteBatch applies up to MaxBatch writes to leaderboard id in one round
+// trip, each atomic on its own: a write refused (errs[i]) changes nothing,
+// and the others still apply. err is the batch's own failure (Redis
+// unreachable), when nothing is known of any write.
+func (e *Engine) WriteBatch(ctx context.Context, id string, writes []Write) (results []WriteResult, errs []error, err error) {
+	l, err := e.Leaderboard(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(writes) > MaxBatch {
+		return nil, nil, &league.Error{Code: league.Invalid, Field: "writes",
+			Message: fmt.Sprintf("%d writes; send at most %d a batch", len(writes), MaxBatch)}
+	}
+	results, errs = make([]WriteResult, len(writes)), make([]error, len(writes))
+	var pending []int
+	for i, w := range writes {
+		if errs[i] = l.checkWrite(w); errs[i] == nil {
+			pending = append(pending, i)
+		}
+	}
+	now := e.clock.Now()
+	for attempt := 0; attempt < 3 && len(pending) > 0; attempt++ {
+		ps := l.periodsAt(now)
+		cmds, err := e.run.Pipeline(ctx, scripts.LBWrite, len(pending), func(j int) ([]string, []any) {
+			return e.writeArgs(l, ps, writes[pending[j]])
+		})
+		if err != nil {
+			return nil, nil, writeError(err)
+		}
+		var again []int
+		var later time.Time
+		for j, i := range pending {
+			reply, err := cmds[j].Slice()
+			if err != nil {
+				errs[i] = writeError(err)
+				continue
+			}
+			var redisNow time.Time
+			results[i], redisNow, errs[i] = l.writeResult(ps, writes[i], reply)
+			if !redisNow.IsZero() {
+				again, later = append(again, i), redisNow
+			}
+		}
+		pending = again
+		if !later.IsZero() {
+			e.clock.Learn(later)
+			now = later
+		}
+	}
+	for _, i := range pending {
+		errs[i] = league.RedisError("leaderboard write", errors.New("the period kept moving"))
+	}
+	return results, errs, nil
+}
+
+// writeError is the error of a write whose round trip failed: when Redis
+// did not answer, the write may have been applied.
+func writeError(err error) error {
+	e := league.RedisError("leaderboard write", err)
+	if league.ErrorCode(e) != league.Unavailable {
+		return e
+	}
+	return &league.Error{Code: league.Unavailable, Err: err,
+		Message: "leaderboard write: redis did not answer, so the write may have been applied: retry it with the same request_id"}
+}
+
+func (l *Leaderboard) checkWrite(w Write) error {
+	if err := CheckMember(w.Member); err != nil {
+		return err
+	}
+	if err := league.CheckRequestID(w.RequestID); err != nil {
+		return err
+	}
+	if err := league.CheckScope(w.Scope); err != nil {
+		return err
+	}
+	switch {
+	case w.Value < 0:
+		return &league.Error{Code: league.Invalid, Field: "value",
+			Message: fmt.Sprintf("%d is negative; values are integers from 0 (a decr leaderboard subtracts them)", w.Value)}
+	case w.Value > l.MaxScore:
+		return &league.Error{Code: league.Overflow, Message: fmt.Sprintf("value %d is over the leaderboard's maximum score %d", w.Value, l.MaxScore)}
+	}
+	return nil
+}
+
+// periodsAt returns the period of each board at t, in Kinds order.
+func (l *Leaderboard) periodsAt(t time.Time) []Period {
+	ps := make([]Period, len(l.Kinds))
+	for i, k := range l.Kinds {
+		ps[i] = l.Calendar.At(k, t)
+	}
+	return ps
+}
+
+// writeArgs returns lb_write.lua's KEYS and ARGV for w on the boards of ps.
+func (e *Engine) writeArgs(l *Leaderboard, ps []Period, w Write) ([]string, []any) {
+	k := e.keys(l)
+	ks := make([]string, 0, len(ps)+1)
+	args := make([]any, 0, 8+6*len(ps))
+	args = append(args, e.clock.Arg(), len(ps), w.Member, string(l.Operator), w.Value, l.MaxScore, l.orderArg(),
+		(l.IdempotencyWindow + e.expiryLag).Milliseconds())
+	for _, p := range ps {
+		ks = append(ks, k.board(p))
+		start, end, checked, expire := p.Start, p.End, 1, ""
+		if p.Kind == AllTime {
+			start, end, checked = AllTimeFrom, AllTimeUntil, 0
+		} else {
+			expire = strconv.FormatInt(p.End.Add(l.Retention[p.Kind]+e.expiryLag).Unix(), 10)
+		}
+		args = append(args, start.Unix(), end.Unix(), checked, l.tieBits[p.Kind], l.TieResolution.Milliseconds(), expire)
+	}
+	if w.RequestID != "" {
+		ks = append(ks, k.request(w.Scope, w.RequestID))
+	}
+	return ks, args
+}
+
+func (l *Leaderboard) orderArg() string {
+	if l.Order == Ascending {
+		return "asc"
+	}
+	return "desc"
+}
+
+// writeResult reads lb_write.lua's reply. A non-zero redisNow means the
+// periods were not those at Redis's clock: compute them at redisNow and
+// send the write again.
+func (l *Leaderboard) writeResult(ps []Period, w Write, reply []any) (res WriteResult, redisNow time.Time, err error) {
+	status, _ := reply[0].(int64)
+	switch scripts.Status(status) {
+	case scripts.OK, scripts.Existing:
+		res.Replayed = scripts.Status(status) == scripts.Existing
+		at, _ := reply[1].(int64)
+		if res.Replayed {
+			// The first write's periods, which a retry after a boundary
+			// no longer shares.
+			ps = l.periodsAt(time.UnixMilli(at))
+		}
+		res.Boards = make([]Placement, len(ps))
+		for i, p := range ps {
+			score, _ := reply[2+2*i].(int64)
+			rank, _ := reply[3+2*i].(int64)
+			res.Boards[i] = Placement{Period: p, Score: score, Rank: int(rank)}
+		}
+		return res, time.Time{}, nil
+	case scripts.WrongPeriod:
+		ms, _ := reply[1].(int64)
+		return res, time.UnixMilli(ms), nil
+	case scripts.Overflow:
+		i, _ := reply[1].(int64)
+		current, _ := reply[2].(int64)
+		return res, time.Time{}, &league.Error{Code: league.Overflow, Message: fmt.Sprintf(
+			"the %s would take %q's score on the %s board from %d past the maximum score %d; nothing was written",
+			l.Operator, w.Member, ps[i-1].Kind, current, l.MaxScore)}
+	case scripts.Conflict:
+		return res, time.Time{}, &league.Error{Code: league.Conflict,
+			Message: fmt.Sprintf("request_id %q was already used for another member within the idempotency window", w.RequestID)}
+	}
+	return res, time.Time{}, league.RedisError("leaderboard write", fmt.Errorf("unexpected reply %v", reply))
+}

@@ -1,0 +1,37 @@
+-- lb_around.lua: the window of a board around a member: n ranks above and
+-- n below, read in one round trip (read only; EVALSHA_RO).
+--
+-- KEYS[1] -> the board
+-- ARGV[1] -> member
+-- ARGV[2] -> n
+-- ARGV[3] -> order: desc | asc
+--
+-- Returns {first, size, member1, packed1, member2, packed2, ...}: the 0-based
+-- rank of the window's first entry and the board's size; {-1, size} when the
+-- member is not on the board.
+--
+-- uses: (no helpers)
+
+local asc, n = ARGV[3] == 'asc', tonumber(ARGV[2])
+local rank
+if asc then
+  rank = redis.call('ZRANK', KEYS[1], ARGV[1])
+else
+  rank = redis.call('ZREVRANK', KEYS[1], ARGV[1])
+end
+local size = redis.call('ZCARD', KEYS[1])
+if not rank then
+  return {-1, size}
+end
+local first = math.max(rank - n, 0)
+local window
+if asc then
+  window = redis.call('ZRANGE', KEYS[1], first, rank + n, 'WITHSCORES')
+else
+  window = redis.call('ZREVRANGE', KEYS[1], first, rank + n, 'WITHSCORES')
+end
+local reply = {first, size}
+for i = 1, #window do
+  reply[#reply + 1] = window[i]
+end
+return reply
