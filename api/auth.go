@@ -17,8 +17,8 @@ type Key struct {
 	Name string
 	// Admin opens the admin routes as well as the game-server routes.
 	Admin bool
-	// Leagues the key may call; nil: every league.
-	Leagues []string
+	// Leagues and Leaderboards the key may call; nil: every one.
+	Leagues, Leaderboards []string
 	// Secrets are what a caller sends: one, or two while a secret is
 	// rotated (a retry sent with the new one still replays a write sent
 	// with the old: request ids belong to the name).
@@ -29,6 +29,11 @@ type Key struct {
 
 // mayCall reports whether the key opens league l.
 func (k *Key) mayCall(l string) bool { return k.Leagues == nil || slices.Contains(k.Leagues, l) }
+
+// mayCallLeaderboard reports whether the key opens leaderboard l.
+func (k *Key) mayCallLeaderboard(l string) bool {
+	return k.Leaderboards == nil || slices.Contains(k.Leaderboards, l)
+}
 
 // keyring finds the key of a presented secret by its SHA-256 digest. A map
 // lookup by digest tells an attacker nothing of the secrets: the time it
@@ -97,6 +102,9 @@ func (k *keyring) check(r *http.Request, need access) (*Key, error) {
 	// nothing of leagues outside its scope.
 	if l := r.PathValue("league"); l != "" && !key.mayCall(l) {
 		return key, league.Errorf(league.Forbidden, "key %q may not call league %q", key.Name, excerpt.Of(l))
+	}
+	if l := r.PathValue("leaderboard"); l != "" && !key.mayCallLeaderboard(l) {
+		return key, league.Errorf(league.Forbidden, "key %q may not call leaderboard %q", key.Name, excerpt.Of(l))
 	}
 	return key, nil
 }

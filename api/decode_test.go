@@ -37,10 +37,10 @@ func FuzzDecoder(f *testing.F) {
 			sameString(t, body, "name", join.name, fields)
 			sameString(t, body, "avatar", join.avatar, fields)
 		}
-		var score scoreRequest
+		score := writeRequest{whoField: "player_id"}
 		if decodeString(body, func(d *decoder) error { return score.decode(d, "body", "") }) == nil {
 			fields := exactFields(t, body)
-			sameString(t, body, "player_id", score.playerID, fields)
+			sameString(t, body, "player_id", score.who, fields)
 			sameString(t, body, "request_id", score.requestID, fields)
 			if raw, ok := fields["value"]; ok != (score.value != nil) || ok && !bytes.Equal(bytes.TrimSpace(raw), score.value) {
 				t.Fatalf("%q: value %q, encoding/json %q", body, score.value, raw)
@@ -55,8 +55,10 @@ func FuzzDecoder(f *testing.F) {
 				t.Fatalf("%q: player_ids %q, encoding/json %q (%v)", body, *standings.playerIDs, want.IDs, err)
 			}
 		}
-		var batch batchRequest
-		decodeString(body, batch.decode) // must not panic
+		decodeString(body, func(d *decoder) error { // must not panic
+			_, err := decodeBatch(d, "member", func(who string, v int64, rid string) string { return who })
+			return err
+		})
 	})
 }
 

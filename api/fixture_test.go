@@ -22,6 +22,7 @@ import (
 	"github.com/league-engine/league/api"
 	"github.com/league-engine/league/inmem"
 	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
 )
@@ -91,6 +92,7 @@ type fixture struct {
 	ns      string
 	clock   *testsvc.Clock
 	engine  *league.Engine
+	boards  *leaderboard.Engine // the "kills" leaderboard: every kind of board, incr, max 1000
 	store   *inmem.Store
 	settler *fakeSettler
 	reg     *prometheus.Registry
@@ -148,9 +150,15 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 		league.WithNamespace(ns), league.WithClock(f.clock.Now), league.WithLogger(quiet))
 	testsvc.Must(tb, err, "league.Open")
 	f.engine = e
+	kills := &leaderboard.Leaderboard{ID: "kills", Kinds: []leaderboard.Kind{leaderboard.Hour, leaderboard.Day,
+		leaderboard.Week, leaderboard.Month, leaderboard.AllTime}, MaxScore: 1000}
+	testsvc.Must(tb, kills.Init(), "leaderboard Init")
+	f.boards, err = leaderboard.Open(f.ctx, rdb, []*leaderboard.Leaderboard{kills},
+		leaderboard.WithNamespace(ns), leaderboard.WithClock(f.clock.Now), leaderboard.WithLogger(quiet))
+	testsvc.Must(tb, err, "leaderboard.Open")
 	f.settler = &fakeSettler{store: f.store}
 	cfg := api.Config{
-		Engine: e, Store: f.store, Settler: f.settler,
+		Engine: e, Leaderboards: f.boards, Store: f.store, Settler: f.settler,
 		Keys:     keysOf([]string{gameKey}, []string{adminKey}),
 		Registry: f.reg, Logger: quiet,
 	}

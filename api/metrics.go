@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/league-engine/league/internal/evalsha"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
@@ -55,20 +57,29 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 	}
 }
 
-// registerEngine exports the engine's shared round trips: calls over round
-// trips is the average sharing, the figure to tune redis.shared_round_trips by.
-func registerEngine(reg *prometheus.Registry, e *league.Engine) {
-	if e == nil {
-		return
+// registerEngine exports the shared round trips of both engines (a league
+// engine and a leaderboard one, either nil): calls over round trips is the
+// average sharing, the figure to tune redis.shared_round_trips by.
+func registerEngine(reg *prometheus.Registry, e *league.Engine, b *leaderboard.Engine) {
+	stats := func() evalsha.Stats {
+		var s evalsha.Stats
+		if e != nil {
+			s = e.RoundTripStats()
+		}
+		if b != nil {
+			bs := b.RoundTripStats()
+			s.Calls, s.RoundTrips = s.Calls+bs.Calls, s.RoundTrips+bs.RoundTrips
+		}
+		return s
 	}
 	register(reg, prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "league_redis_shared_calls_total",
-		Help: "Joins, score writes and standings sent to Redis through shared round trips.",
-	}, func() float64 { return float64(e.RoundTripStats().Calls) }))
+		Help: "Joins, score writes, standings and leaderboard writes sent to Redis through shared round trips.",
+	}, func() float64 { return float64(stats().Calls) }))
 	register(reg, prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "league_redis_shared_round_trips_total",
 		Help: "Round trips that carried league_redis_shared_calls_total; the ratio is the average calls per round trip.",
-	}, func() float64 { return float64(e.RoundTripStats().RoundTrips) }))
+	}, func() float64 { return float64(stats().RoundTrips) }))
 }
 
 // register registers c, or returns the equal collector registered before

@@ -38,6 +38,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 	f.must("GET", "/readyz", "")
 	f.must("GET", "/metrics", "")
 	f.must("GET", "/openapi.yaml", "")
+	exerciseLeaderboards(t, f)
 
 	// Failures of the game routes.
 	for _, c := range []struct {

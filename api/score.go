@@ -2,66 +2,20 @@ package api
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/league-engine/league/league"
 )
 
-// scoreRequest is one score write, {"player_id","value","request_id"}: the
-// body of POST .../scores and an element of a batch. value is the raw
-// token until scoreValue reads it, nil when missing; it points into the
-// pooled body buffer, so write() must run before decodeBody returns.
-type scoreRequest struct {
-	playerID, requestID *string
-	value               []byte
-}
-
-// decode decodes the object; prefix names the element of a batch in
-// errors ("writes[3].").
-func (req *scoreRequest) decode(d *decoder, what, prefix string) error {
-	return d.object(what, func(field []byte) error {
-		switch string(field) {
-		case "player_id":
-			return d.string(prefix+"player_id", &req.playerID)
-		case "request_id":
-			return d.string(prefix+"request_id", &req.requestID)
-		case "value":
-			if req.value != nil {
-				return invalid(prefix+"value", "given twice")
-			}
-			var err error
-			req.value, err = d.number(prefix + "value")
-			return err
-		}
-		return unknownField(prefix, field)
-	})
-}
-
-// write checks the fields a request must have and returns the write.
-func (req *scoreRequest) write(prefix string) (league.ScoreWrite, error) {
-	player, err := required(prefix+"player_id", req.playerID)
-	if err != nil {
-		return league.ScoreWrite{}, err
-	}
-	v, err := scoreValue(prefix+"value", req.value)
-	if err != nil {
-		return league.ScoreWrite{}, err
-	}
-	return league.ScoreWrite{Player: player, Value: v, RequestID: optionalString(req.requestID)}, nil
+// scoreWrite builds a league's score write from a decoded write.
+func scoreWrite(player string, value int64, requestID string) league.ScoreWrite {
+	return league.ScoreWrite{Player: player, Value: value, RequestID: requestID}
 }
 
 func (s *Server) score(r *http.Request, caller *Key) (reply, error) {
 	leagueID := r.PathValue("league")
 	var w league.ScoreWrite
-	err := decodeBody(r, false, func(d *decoder) error {
-		var req scoreRequest
-		if err := req.decode(d, "body", ""); err != nil {
-			return err
-		}
-		// Inside the callback: req.value points into the pooled body buffer,
-		// which goes back to the pool when decodeBody returns.
-		var err error
-		w, err = req.write("")
+	err := decodeBody(r, false, func(d *decoder) (err error) {
+		w, err = decodeWrite(d, "player_id", scoreWrite)
 		return err
 	})
 	if err != nil {
@@ -75,52 +29,22 @@ func (s *Server) score(r *http.Request, caller *Key) (reply, error) {
 	return scoreReply{league: leagueID, res: res}, nil
 }
 
-// batchRequest is the body of POST .../scores/batch: {"writes":[...]}.
-type batchRequest struct {
-	writes *[]league.ScoreWrite
-}
-
-// decode decodes the body; a malformed element fails it, naming the
-// element ("writes[3].value").
-func (req *batchRequest) decode(d *decoder) error {
-	return d.object("body", func(field []byte) error {
-		if string(field) != "writes" {
-			return unknownField("", field)
-		}
-		if req.writes != nil {
-			return invalid("writes", "given twice")
-		}
-		writes := []league.ScoreWrite{}
-		req.writes = &writes
-		return d.array("writes", func(i int) error {
-			if i == league.MaxBatch {
-				return invalid("writes", "more than %d writes; send at most %d a batch", league.MaxBatch, league.MaxBatch)
-			}
-			what := "writes[" + strconv.Itoa(i) + "]"
-			var item scoreRequest
-			if err := item.decode(d, what, what+"."); err != nil {
-				return err
-			}
-			w, err := item.write(what + ".")
-			writes = append(writes, w)
-			return err
-		})
-	})
-}
-
 // scoreBatch applies many writes in one Redis round trip. A malformed body
 // or element is refused whole, before anything is written; writes the
 // engine refuses fail on their own, in their place in "results".
 func (s *Server) scoreBatch(r *http.Request, caller *Key) (reply, error) {
 	leagueID := r.PathValue("league")
-	var req batchRequest
-	if err := decodeBody(r, false, req.decode); err != nil {
+	var decoded *[]league.ScoreWrite
+	if err := decodeBody(r, false, func(d *decoder) (err error) {
+		decoded, err = decodeBatch(d, "player_id", scoreWrite)
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	if req.writes == nil {
+	if decoded == nil {
 		return nil, invalid("writes", "required")
 	}
-	writes := *req.writes
+	writes := *decoded
 	for i := range writes {
 		writes[i].Scope = caller.Name
 	}

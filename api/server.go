@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/league-engine/league/internal/excerpt"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
@@ -33,6 +34,8 @@ type Settler interface {
 type Config struct {
 	Engine *league.Engine
 	Store  league.Store
+	// Leaderboards serves the leaderboard routes; nil: they answer 404.
+	Leaderboards *leaderboard.Engine
 	// Settler runs settlements for the admin route; nil makes it answer 503.
 	Settler Settler
 	// Keys open the routes (Key). No keys at all turns authentication off.
@@ -61,6 +64,7 @@ const (
 // Server is the HTTP API. Build it with New; it is safe for concurrent use.
 type Server struct {
 	engine         *league.Engine
+	boards         *leaderboard.Engine
 	store          league.Store
 	settler        Settler
 	keys           atomic.Pointer[keyring]
@@ -80,6 +84,7 @@ type Server struct {
 func New(cfg Config) *Server {
 	s := &Server{
 		engine:         cfg.Engine,
+		boards:         cfg.Leaderboards,
 		store:          cfg.Store,
 		settler:        cfg.Settler,
 		registry:       cfg.Registry,
@@ -103,7 +108,7 @@ func New(cfg Config) *Server {
 	}
 	s.metrics = newMetrics(s.registry)
 	s.keys.Store(newKeyring(cfg.Keys, s.metrics))
-	registerEngine(s.registry, s.engine)
+	registerEngine(s.registry, s.engine, s.boards)
 	s.health = newHealth(s)
 	s.routes()
 	return s
@@ -172,6 +177,13 @@ func (s *Server) routes() {
 	s.handle("GET /v1/leagues/{league}/boards/{board}", game, s.board, takes("period"))
 	s.handle("GET /v1/leagues", game, s.leagues)
 	s.handle("GET /v1/leagues/{league}", game, s.league)
+
+	s.handle("GET /v1/leaderboards", game, s.leaderboards)
+	s.handle("GET /v1/leaderboards/{leaderboard}", game, s.leaderboard)
+	s.handle("POST /v1/leaderboards/{leaderboard}/scores", game, s.lbScore)
+	s.handle("POST /v1/leaderboards/{leaderboard}/scores/batch", game, s.lbScoreBatch)
+	s.handle("GET /v1/leaderboards/{leaderboard}/boards/{kind}", game, s.lbBoard, takes("period", "offset", "limit", "around"))
+	s.handle("GET /v1/leaderboards/{leaderboard}/members/{member}", game, s.lbMember)
 
 	// A settlement has its own deadline (the settler's), longer than a
 	// request's: it may read a million players.

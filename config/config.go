@@ -22,6 +22,7 @@ import (
 
 	"github.com/league-engine/league/api"
 	"github.com/league-engine/league/internal/words"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
 )
@@ -37,6 +38,7 @@ type Config struct {
 	SharedRoundTrips int
 	Settlement       Settlement
 	Leagues          []*league.League
+	Leaderboards     []*leaderboard.Leaderboard
 }
 
 // Settlement configures the scheduler.
@@ -77,7 +79,8 @@ type file struct {
 		Poll         duration `yaml:"poll"`
 		HistoryLimit *int     `yaml:"history_limit"`
 	} `yaml:"settlement"`
-	Leagues []leagueFile `yaml:"leagues"`
+	Leagues      []leagueFile      `yaml:"leagues"`
+	Leaderboards []leaderboardFile `yaml:"leaderboards"`
 }
 
 type leagueFile struct {
@@ -131,7 +134,7 @@ func Parse(b []byte) (*Config, error) {
 	dec.KnownFields(true) // a misspelt field is an error, not a silent default
 	if err := dec.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, errors.New("the file is empty: it needs at least one league under leagues:")
+			return nil, errors.New("the file is empty: it needs at least one league under leagues: or leaderboard under leaderboards:")
 		}
 		// A number that is not one fails decoding with yaml.v3's words
 		// ("cannot unmarshal !!str into int64"); checkWhole names the field.
@@ -200,8 +203,8 @@ func Parse(b []byte) (*Config, error) {
 		}
 		c.Settlement.HistoryLimit = *n
 	}
-	if len(f.Leagues) == 0 {
-		return nil, errors.New("leagues: at least one league is required")
+	if len(f.Leagues) == 0 && len(f.Leaderboards) == 0 {
+		return nil, errors.New("leagues, leaderboards: at least one league or leaderboard is required")
 	}
 	seen := map[string]bool{}
 	for i, lf := range f.Leagues {
@@ -219,10 +222,22 @@ func Parse(b []byte) (*Config, error) {
 		}
 		c.Leagues = append(c.Leagues, l)
 	}
-	if c.Server, err = f.Server.build(c.LeagueIDs()); err != nil {
+	if c.Leaderboards, err = buildLeaderboards(f.Leaderboards); err != nil {
+		return nil, err
+	}
+	if c.Server, err = f.Server.build(c.LeagueIDs(), c.LeaderboardIDs()); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// LeaderboardIDs returns the ids of the leaderboards, in the file's order.
+func (c *Config) LeaderboardIDs() []string {
+	ids := make([]string, len(c.Leaderboards))
+	for i, l := range c.Leaderboards {
+		ids[i] = l.ID
+	}
+	return ids
 }
 
 // LeagueIDs returns the ids of the leagues, in the file's order.

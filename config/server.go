@@ -70,12 +70,13 @@ type serverFile struct {
 }
 
 type keyFile struct {
-	Name       string    `yaml:"name"`
-	Role       string    `yaml:"role"`
-	Leagues    *[]string `yaml:"leagues"` // nil: every league
-	Secret     string    `yaml:"secret"`
-	SecretEnv  string    `yaml:"secret_env"`
-	SecretFile string    `yaml:"secret_file"`
+	Name         string    `yaml:"name"`
+	Role         string    `yaml:"role"`
+	Leagues      *[]string `yaml:"leagues"`      // nil: every league
+	Leaderboards *[]string `yaml:"leaderboards"` // nil: every leaderboard
+	Secret       string    `yaml:"secret"`
+	SecretEnv    string    `yaml:"secret_env"`
+	SecretFile   string    `yaml:"secret_file"`
 }
 
 type logFile struct {
@@ -84,9 +85,9 @@ type logFile struct {
 	Access string `yaml:"access"`
 }
 
-// build checks the server section; leagues are the ids the config defines,
-// which keys' scopes must name.
-func (sf serverFile) build(leagues []string) (Server, error) {
+// build checks the server section; leagues and leaderboards are the ids
+// the config defines, which keys' scopes must name.
+func (sf serverFile) build(leagues, leaderboards []string) (Server, error) {
 	s := Server{Listen: sf.Listen, H2C: sf.H2C, MaxConnections: DefaultMaxConnections,
 		MaxConnectionsPerClient: DefaultMaxConnectionsPerClient}
 	if s.Listen == "" {
@@ -121,7 +122,7 @@ func (sf serverFile) build(leagues []string) (Server, error) {
 		}
 		*c.out = *c.in
 	}
-	if s.Keys, s.sources, err = sf.keys(leagues); err != nil {
+	if s.Keys, s.sources, err = sf.keys(leagues, leaderboards); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -129,7 +130,7 @@ func (sf serverFile) build(leagues []string) (Server, error) {
 
 // keys builds the named keys of server.keys and the unnamed ones of
 // api_keys and admin_keys (named api-1, admin-1, ...).
-func (sf serverFile) keys(leagues []string) ([]api.Key, []keySource, error) {
+func (sf serverFile) keys(leagues, leaderboards []string) ([]api.Key, []keySource, error) {
 	var keys []api.Key
 	var sources []keySource
 	names := map[string]string{} // name -> where it was given
@@ -138,7 +139,7 @@ func (sf serverFile) keys(leagues []string) ([]api.Key, []keySource, error) {
 		if kf.Name != "" {
 			where += " (" + kf.Name + ")"
 		}
-		k, err := kf.build(leagues)
+		k, err := kf.build(leagues, leaderboards)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s.%w", where, err)
 		}
@@ -178,7 +179,7 @@ func unnamedKey(admin bool, i int, secret string) api.Key {
 	return api.Key{Name: fmt.Sprintf("%s%d", name, i+1), Admin: admin, Secrets: []string{secret}}
 }
 
-func (kf keyFile) build(leagues []string) (api.Key, error) {
+func (kf keyFile) build(leagues, leaderboards []string) (api.Key, error) {
 	k := api.Key{Name: kf.Name}
 	if !league.ValidName(kf.Name) {
 		return k, fmt.Errorf("name: %q is not 1-%d characters of a-z, 0-9, _ and -, starting with a letter or digit (it appears in logs and metrics)",
@@ -193,16 +194,12 @@ func (kf keyFile) build(leagues []string) (api.Key, error) {
 	default:
 		return k, fmt.Errorf("role: %q is neither game nor admin", kf.Role)
 	}
-	if kf.Leagues != nil {
-		if len(*kf.Leagues) == 0 {
-			return k, fmt.Errorf("leagues: an empty list opens nothing; leave it out for every league")
-		}
-		for _, l := range *kf.Leagues {
-			if !slices.Contains(leagues, l) {
-				return k, fmt.Errorf("leagues: no league %q in this config", l)
-			}
-		}
-		k.Leagues = slices.Clone(*kf.Leagues)
+	var err error
+	if k.Leagues, err = scope("leagues", "league", kf.Leagues, leagues); err != nil {
+		return k, err
+	}
+	if k.Leaderboards, err = scope("leaderboards", "leaderboard", kf.Leaderboards, leaderboards); err != nil {
+		return k, err
 	}
 	given := 0
 	for _, v := range []string{kf.Secret, kf.SecretEnv, kf.SecretFile} {
@@ -222,6 +219,23 @@ func (kf keyFile) build(leagues []string) (api.Key, error) {
 		k.Secrets = []string{kf.Secret}
 	}
 	return k, nil
+}
+
+// scope checks a key's list of the leagues (or leaderboards) it may call:
+// nil when left out (every one), else ids the config defines.
+func scope(field, what string, given *[]string, defined []string) ([]string, error) {
+	if given == nil {
+		return nil, nil
+	}
+	if len(*given) == 0 {
+		return nil, fmt.Errorf("%s: an empty list opens nothing; leave it out for every %s", field, what)
+	}
+	for _, id := range *given {
+		if !slices.Contains(defined, id) {
+			return nil, fmt.Errorf("%s: no %s %q in this config", field, what, id)
+		}
+	}
+	return slices.Clone(*given), nil
 }
 
 // checkSecretsUnique refuses a secret given to two keys (its caller would

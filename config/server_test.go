@@ -142,3 +142,67 @@ func TestSecretFile(t *testing.T) {
 		t.Errorf("SecretFrom: %q", got)
 	}
 }
+
+func TestLeaderboardsSection(t *testing.T) {
+	c, err := Parse([]byte(`
+server:
+  keys:
+    - {name: votes, role: game, leagues: [lg], leaderboards: [kills], secret: votes-secret-0123456789}
+leaderboards:
+  - id: kills
+    periods: [all_time, day, week]
+    time_zone: Europe/Paris
+    week_start: sunday
+    score_operator: best
+    order: ascending
+    tie_break: first_reached
+    tie_resolution: 1s
+    retention: {day: 3d}
+    idempotency_window: 1m
+` + good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.Leaderboards[0]
+	if l.ID != "kills" || len(l.Kinds) != 3 || l.Kinds[0] != "day" || l.Calendar.Loc.String() != "Europe/Paris" ||
+		l.Calendar.WeekStart != time.Sunday || l.Operator != "best" || l.Order != "ascending" || l.TieBreak != "first_reached" ||
+		l.Retention["day"] != 72*time.Hour || l.Retention["week"] != 56*24*time.Hour || l.IdempotencyWindow != time.Minute {
+		t.Fatalf("%+v", l)
+	}
+	if k := c.Server.Keys[0]; !slices.Equal(k.Leaderboards, []string{"kills"}) || !slices.Equal(k.Leagues, []string{"lg"}) {
+		t.Fatalf("key %+v", k)
+	}
+	// Leaderboards alone are a config.
+	if _, err := Parse([]byte("leaderboards: [{id: a, periods: [day]}]\n")); err != nil {
+		t.Fatalf("leaderboards without leagues: %v", err)
+	}
+}
+
+func TestLeaderboardsRejects(t *testing.T) {
+	for _, tt := range []struct{ name, yaml, want string }{
+		{"bad id", "leaderboards: [{id: A, periods: [day]}]", `leaderboard "A": id: "A" is not`},
+		{"no periods", "leaderboards: [{id: a}]", `leaderboard "a": periods: at least one`},
+		{"unknown period", "leaderboards: [{id: a, periods: [year]}]", `leaderboard "a": periods: "year" is not a kind of board`},
+		{"twice", "leaderboards: [{id: a, periods: [day, day]}]", "periods: day is listed twice"},
+		{"zone", "leaderboards: [{id: a, periods: [day], time_zone: Local}]", `leaderboard "a": time_zone "Local"`},
+		{"week start", "leaderboards: [{id: a, periods: [week], week_start: funday}]", `week_start "funday"`},
+		{"operator", "leaderboards: [{id: a, periods: [day], score_operator: max}]", `score_operator: "max" is not incr, decr, best or set`},
+		{"order", "leaderboards: [{id: a, periods: [day], order: up}]", `order: "up" is not descending or ascending`},
+		{"tie break", "leaderboards: [{id: a, periods: [day], tie_break: random}]", `tie_break: "random" is not member_id or first_reached`},
+		{"max score", "leaderboards: [{id: a, periods: [all_time], tie_break: first_reached, max_score: 9007199254740991}]",
+			"max_score: 9007199254740991 does not pack exactly: first_reached at 1s, all_time 32 time bits leaves scores up to 2097151"},
+		{"retention of a board it lacks", "leaderboards: [{id: a, periods: [day], retention: {hour: 1d}}]", "retention: hour is not a periodic board"},
+		{"retention too short", "leaderboards: [{id: a, periods: [day], retention: {day: 0s}}]", "retention.day: 0s is shorter than 1s"},
+		{"same id", "leaderboards: [{id: a, periods: [day]}, {id: a, periods: [day]}]", `leaderboard "a": id: configured twice`},
+		{"key scope", "server: {keys: [{name: k, role: game, leaderboards: [b], secret: abcdefghijklmnop}]}\nleaderboards: [{id: a, periods: [day]}]",
+			`server.keys[0] (k).leaderboards: no leaderboard "b" in this config`},
+		{"nothing", "server: {}", "at least one league or leaderboard"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.yaml + "\n"))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -141,3 +141,9 @@ func (k keys) board(p Period) string {
 }
 
 func (k keys) request(scope, id string) string { return keyspace.Request(k.prefix, scope, id) }
+
+// BoardKey is the Redis key of leaderboard id's board of period p under
+// namespace ns (for `leaguectl config check` and operators).
+func BoardKey(ns, id string, p Period) string {
+	return keys{prefix: keyspace.Prefix(ns, keyspace.Leaderboard, id)}.board(p)
+}

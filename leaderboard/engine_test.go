@@ -292,7 +292,7 @@ func TestBoardsExpire(t *testing.T) {
 		}
 		ttl := f.rdb.TTL(f.ctx, key).Val()
 		l, _ := f.engine.Leaderboard("kills")
-		want := p.Period.End.Add(l.Retention[p.Period.Kind]).Sub(time.Now())
+		want := p.Period.End.Add(l.Retention[p.Period.Kind]).Sub(f.clock.Now()) // the script's clock
 		switch {
 		case p.Period.Kind == leaderboard.AllTime && ttl != -1:
 			t.Errorf("all_time board: TTL %v, want none", ttl)

@@ -173,13 +173,13 @@ func (e *Engine) writeArgs(l *Leaderboard, ps []Period, w Write) ([]string, []an
 		(l.IdempotencyWindow + e.expiryLag).Milliseconds())
 	for _, p := range ps {
 		ks = append(ks, k.board(p))
-		start, end, checked, expire := p.Start, p.End, 1, ""
+		start, end, checked, retention := p.Start, p.End, 1, ""
 		if p.Kind == AllTime {
 			start, end, checked = AllTimeFrom, AllTimeUntil, 0
 		} else {
-			expire = strconv.FormatInt(p.End.Add(l.Retention[p.Kind]+e.expiryLag).Unix(), 10)
+			retention = strconv.FormatInt((l.Retention[p.Kind] + e.expiryLag).Milliseconds(), 10)
 		}
-		args = append(args, start.Unix(), end.Unix(), checked, l.tieBits[p.Kind], l.TieResolution.Milliseconds(), expire)
+		args = append(args, start.Unix(), end.Unix(), checked, l.tieBits[p.Kind], l.TieResolution.Milliseconds(), retention)
 	}
 	if w.RequestID != "" {
 		ks = append(ks, k.request(w.Scope, w.RequestID))

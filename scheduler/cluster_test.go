@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,7 +23,7 @@ import (
 // cluster lost it: every script's keys share the league's hash slot, so the
 // engine, settlement and Restore run unchanged.
 func TestRedisCluster(t *testing.T) {
-	rdb := clusterClient(t, nil)
+	rdb := testsvc.Cluster(t, nil)
 	ctx := context.Background()
 	ns := testsvc.Namespace(t)
 	c := &testsvc.Clock{}
@@ -93,7 +92,7 @@ func TestRedisCluster(t *testing.T) {
 // end with the read timeout, so a write is sent once: its caller is told it
 // is unavailable, and it counts once.
 func TestRedisClusterStalledWriteNeverSentTwice(t *testing.T) {
-	rdb := clusterClient(t, func(o *redis.ClusterOptions) { o.ReadTimeout = 200 * time.Millisecond })
+	rdb := testsvc.Cluster(t, func(o *redis.ClusterOptions) { o.ReadTimeout = 200 * time.Millisecond })
 	ctx := context.Background()
 	e, l, _, _ := openOnCluster(t, rdb, "stall", 0)
 	_, err := e.Join(ctx, l.ID, league.JoinRequest{Player: "p1", Name: "p1"})
@@ -128,7 +127,7 @@ func TestRedisClusterStalledWriteNeverSentTwice(t *testing.T) {
 // engine's write is not sent again, and its caller hears it may have landed.
 func TestRedisClusterBrokenConnectionNeverResendsAWrite(t *testing.T) {
 	var armed atomic.Bool
-	rdb := clusterClient(t, func(o *redis.ClusterOptions) {
+	rdb := testsvc.Cluster(t, func(o *redis.ClusterOptions) {
 		o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 			if err != nil {
@@ -206,22 +205,6 @@ func openOnCluster(t *testing.T, rdb *redis.ClusterClient, id string, buckets in
 		})
 	})
 	return e, l, ns, c
-}
-
-// clusterClient is a client of REDIS_CLUSTER_URL, edited by edit.
-func clusterClient(t *testing.T, edit func(*redis.ClusterOptions)) *redis.ClusterClient {
-	url := os.Getenv("REDIS_CLUSTER_URL")
-	if url == "" {
-		t.Fatal("REDIS_CLUSTER_URL is not set: run `make test`, which starts a throwaway three-node cluster")
-	}
-	opt, err := redis.ParseClusterURL(url)
-	testsvc.Must(t, err, "REDIS_CLUSTER_URL")
-	if edit != nil {
-		edit(opt)
-	}
-	rdb := redis.NewClusterClient(opt)
-	t.Cleanup(func() { rdb.Close() })
-	return rdb
 }
 
 // clusterLeagues are weekly leagues with the test ladder.

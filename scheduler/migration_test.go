@@ -96,7 +96,7 @@ func (m *slotMigration) finish() {
 // the moved board, and neither leaves anything written; once the migration
 // is done, both succeed on the slot's new node.
 func TestRedisClusterSlotMigration(t *testing.T) {
-	rdb := clusterClient(t, nil)
+	rdb := testsvc.Cluster(t, nil)
 	ctx := context.Background()
 	e, l, ns, _ := openOnCluster(t, rdb, "migrating", 1)
 	for _, p := range []string{"p1", "p2"} {
@@ -166,7 +166,7 @@ func TestRedisClusterSlotMigration(t *testing.T) {
 // the migration: Redis will not move a key over one of the same name. Each
 // must be unavailable with nothing written, and the migration must finish.
 func TestRedisClusterSlotMigrationOnTheNewNode(t *testing.T) {
-	rdb := clusterClient(t, nil)
+	rdb := testsvc.Cluster(t, nil)
 	ctx := context.Background()
 	e, l, ns, clock := openOnCluster(t, rdb, "arriving", 1)
 	// Week 1: p1 is first of two (100 gems); week 2: p2 has joined, p1 not yet.

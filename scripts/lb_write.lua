@@ -19,7 +19,7 @@
 --   checked: 1 when now must fall in [start, end) (periodic boards), 0 (all time)
 --   tie bits: the low bits first_reached keeps (0: ties by member id)
 --   unit (ms) of first_reached's time
---   expire at (Unix s): when the board goes, '' for never
+--   retention (ms): how long the board stays after its period ends, '' for ever
 --
 -- Returns one of
 --   {0, now, score1, rank1, ..., scoren, rankn}  written (or unchanged) at now (ms): each board's
@@ -104,7 +104,10 @@ for i = 1, n do
   if packed[i] then
     redis.call('ZADD', KEYS[i], packed[i], member)
     if ARGV[a + 5] ~= '' then
-      redis.call('EXPIREAT', KEYS[i], ARGV[a + 5])
+      -- relative to the script's clock, which tests inject: an absolute
+      -- time would be judged by Redis's own
+      local end_ms = tonumber(ARGV[a + 1]) * 1000
+      redis.call('PEXPIRE', KEYS[i], end_ms + tonumber(ARGV[a + 5]) - now)
     end
   end
   local rank

@@ -14,6 +14,7 @@ import (
 	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/internal/connect"
 	"github.com/league-engine/league/internal/words"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
@@ -54,6 +55,21 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 			fmt.Fprintf(w, "  tier %s%s\tpromote %s, demote %s: of a full board %d up, %d down; %s; "+
 				"min scores %d to climb, %d for a reward\n",
 				t.ID, entry, t.Promote, t.Demote, p, d, words.Count(len(t.Rewards), "reward band"), t.MinPromoteScore, t.MinRewardScore)
+		}
+	}
+	for _, l := range cfg.Leaderboards {
+		fmt.Fprintf(w, "leaderboard %s\n", l.ID)
+		fmt.Fprintf(w, "  calendar\t%s, weeks from %s\n", l.Calendar.Loc, l.Calendar.WeekStart)
+		fmt.Fprintf(w, "  scores\t%s, %s, ties by %s; %s; max_score %d\n", l.Operator, l.Order, l.TieBreak, l.Budget(), l.MaxScore)
+		fmt.Fprintf(w, "  requests\tidempotency window %v\n", l.IdempotencyWindow)
+		for _, k := range l.Kinds {
+			p := l.Calendar.At(k, now)
+			if k == leaderboard.AllTime {
+				fmt.Fprintf(w, "  board %s\tkey %s, kept for ever\n", k, leaderboard.BoardKey(cfg.Namespace, l.ID, p))
+				continue
+			}
+			fmt.Fprintf(w, "  board %s\tkey %s (current period %s, ends %s), kept %v after its period\n",
+				k, leaderboard.BoardKey(cfg.Namespace, l.ID, p), p.ID(), p.End.Format(time.RFC3339), l.Retention[k])
 		}
 	}
 	// The secrets as leagued would read them: a variable not set or a file

@@ -23,11 +23,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/league-engine/league/api"
 	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/internal/buildinfo"
 	"github.com/league-engine/league/internal/connect"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/scheduler"
 )
@@ -162,6 +164,10 @@ func (d *daemon) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	boards, err := openLeaderboards(ctx, rdb, cfg, embedded, log)
+	if err != nil {
+		return err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if err := buildinfo.Register(reg, build); err != nil {
@@ -178,7 +184,7 @@ func (d *daemon) run(ctx context.Context) error {
 		d.log().Warn("no API keys configured: authentication is off, serving loopback only", "listen", listen)
 	}
 	apiServer := api.New(api.Config{
-		Engine: engine, Store: store, Settler: sched, Registry: reg, Logger: log,
+		Engine: engine, Leaderboards: boards, Store: store, Settler: sched, Registry: reg, Logger: log,
 		Keys: cfg.Server.Keys, HistoryLimit: cfg.Settlement.HistoryLimit,
 		RequestTimeout: cfg.Server.RequestTimeout, AccessLog: cfg.Log.Access,
 	})
@@ -191,7 +197,7 @@ func (d *daemon) run(ctx context.Context) error {
 		return err
 	}
 	sched.Start()
-	d.log().Info("leagued serving", "addr", ln.Addr().String(), "leagues", len(cfg.Leagues),
+	d.log().Info("leagued serving", "addr", ln.Addr().String(), "leagues", len(cfg.Leagues), "leaderboards", len(cfg.Leaderboards),
 		"embedded_redis", embedded, "config", path, "keys", keyNames(cfg.Server.Keys))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -210,6 +216,20 @@ func (d *daemon) run(ctx context.Context) error {
 	}
 	d.shutdown(cfg.Server.DrainDelay, apiServer, srv, sched)
 	return <-served
+}
+
+// openLeaderboards opens the leaderboard engine on the leagues' Redis, with
+// their namespace and round-trip sharing; nil when none is configured.
+func openLeaderboards(ctx context.Context, rdb redis.UniversalClient, cfg *config.Config, embedded bool, log *slog.Logger) (*leaderboard.Engine, error) {
+	if len(cfg.Leaderboards) == 0 {
+		return nil, nil
+	}
+	opts := []leaderboard.Option{leaderboard.WithNamespace(cfg.Namespace), leaderboard.WithLogger(log),
+		leaderboard.WithSharedRoundTrips(cfg.SharedRoundTrips)}
+	if embedded {
+		opts = append(opts, leaderboard.WithExpiryLag(connect.ExpireEvery))
+	}
+	return leaderboard.Open(ctx, rdb, cfg.Leaderboards, opts...)
 }
 
 // shutdown stops gracefully: readiness fails first, so that load balancers

@@ -129,3 +129,21 @@ func Must(tb testing.TB, err error, what string, args ...any) {
 		tb.Fatalf("%s: %v", fmt.Sprintf(what, args...), err)
 	}
 }
+
+// Cluster is a client of the Redis Cluster at REDIS_CLUSTER_URL, edited by
+// edit (nil: as parsed); the test fails when none is set.
+func Cluster(tb testing.TB, edit func(*redis.ClusterOptions)) *redis.ClusterClient {
+	tb.Helper()
+	url := os.Getenv("REDIS_CLUSTER_URL")
+	if url == "" {
+		tb.Fatal("REDIS_CLUSTER_URL is not set: run `make test`, which starts a throwaway three-node cluster")
+	}
+	opt, err := redis.ParseClusterURL(url)
+	Must(tb, err, "REDIS_CLUSTER_URL")
+	if edit != nil {
+		edit(opt)
+	}
+	rdb := redis.NewClusterClient(opt)
+	tb.Cleanup(func() { rdb.Close() })
+	return rdb
+}

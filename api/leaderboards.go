@@ -1,0 +1,301 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/league-engine/league/internal/excerpt"
+	"github.com/league-engine/league/leaderboard"
+	"github.com/league-engine/league/league"
+)
+
+// The leaderboard routes: writes to every board of a leaderboard in one
+// call, pages of a board, a member on every board. Replies go through
+// encoding/json: struct tags below are the wire format.
+
+// leaderboards returns the engine, or NotFound for every leaderboard when
+// the server has none.
+func (s *Server) leaderboardOf(r *http.Request) (*leaderboard.Leaderboard, error) {
+	id := r.PathValue("leaderboard")
+	if s.boards == nil {
+		return nil, league.Errorf(league.NotFound, "unknown leaderboard %q", excerpt.Of(id))
+	}
+	return s.boards.Leaderboard(id)
+}
+
+type periodJSON struct {
+	Kind  leaderboard.Kind `json:"kind"`
+	ID    string           `json:"period"`
+	Start *string          `json:"period_start"` // null for all_time
+	End   *string          `json:"period_end"`   // null for all_time
+}
+
+func newPeriodJSON(p leaderboard.Period) periodJSON {
+	out := periodJSON{Kind: p.Kind, ID: p.ID()}
+	if p.Kind != leaderboard.AllTime {
+		start, end := rfc3339(p.Start), rfc3339(p.End)
+		out.Start, out.End = &start, &end
+	}
+	return out
+}
+
+type leaderboardJSON struct {
+	ID            string       `json:"id"`
+	Periods       []string     `json:"periods"`
+	TimeZone      string       `json:"time_zone"`
+	WeekStart     string       `json:"week_start"`
+	ScoreOperator string       `json:"score_operator"`
+	Order         string       `json:"order"`
+	TieBreak      string       `json:"tie_break"`
+	MaxScore      int64        `json:"max_score"`
+	Current       []periodJSON `json:"current"`
+}
+
+func (s *Server) leaderboardSummary(l *leaderboard.Leaderboard) (leaderboardJSON, error) {
+	cur, err := s.boards.Current(l.ID)
+	if err != nil {
+		return leaderboardJSON{}, err
+	}
+	out := leaderboardJSON{ID: l.ID, TimeZone: l.Calendar.Loc.String(), WeekStart: l.Calendar.WeekStart.String(),
+		ScoreOperator: string(l.Operator), Order: string(l.Order), TieBreak: string(l.TieBreak), MaxScore: l.MaxScore}
+	for i, k := range l.Kinds {
+		out.Periods = append(out.Periods, string(k))
+		out.Current = append(out.Current, newPeriodJSON(cur[i]))
+	}
+	return out, nil
+}
+
+// leaderboards lists the leaderboards the caller's key may call.
+func (s *Server) leaderboards(_ *http.Request, caller *Key) (reply, error) {
+	out := []leaderboardJSON{}
+	if s.boards != nil {
+		for _, l := range s.boards.Leaderboards() {
+			if !caller.mayCallLeaderboard(l.ID) {
+				continue
+			}
+			b, err := s.leaderboardSummary(l)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
+		}
+	}
+	return marshal{struct {
+		Leaderboards []leaderboardJSON `json:"leaderboards"`
+	}{out}}, nil
+}
+
+func (s *Server) leaderboard(r *http.Request, _ *Key) (reply, error) {
+	l, err := s.leaderboardOf(r)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.leaderboardSummary(l)
+	if err != nil {
+		return nil, err
+	}
+	return marshal{b}, nil
+}
+
+type placementJSON struct {
+	periodJSON
+	Score int64 `json:"score"`
+	Rank  int   `json:"rank"`
+}
+
+func placements(ps []leaderboard.Placement) []placementJSON {
+	out := make([]placementJSON, len(ps))
+	for i, p := range ps {
+		out[i] = placementJSON{periodJSON: newPeriodJSON(p.Period), Score: p.Score, Rank: p.Rank}
+	}
+	return out
+}
+
+// lbWrite builds a leaderboard write from a decoded write.
+func lbWrite(member string, value int64, requestID string) leaderboard.Write {
+	return leaderboard.Write{Member: member, Value: value, RequestID: requestID}
+}
+
+type lbWriteJSON struct {
+	Leaderboard string          `json:"leaderboard"`
+	Member      string          `json:"member"`
+	Boards      []placementJSON `json:"boards"`
+	Replayed    bool            `json:"replayed"`
+}
+
+func (s *Server) lbScore(r *http.Request, caller *Key) (reply, error) {
+	l, err := s.leaderboardOf(r)
+	if err != nil {
+		return nil, err
+	}
+	var w leaderboard.Write
+	if err := decodeBody(r, false, func(d *decoder) (err error) {
+		w, err = decodeWrite(d, "member", lbWrite)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	w.Scope = caller.Name // request ids belong to the key's name
+	res, err := s.boards.Write(r.Context(), l.ID, w)
+	if err != nil {
+		return nil, s.redisErr(err)
+	}
+	return marshal{lbWriteJSON{Leaderboard: l.ID, Member: w.Member, Boards: placements(res.Boards), Replayed: res.Replayed}}, nil
+}
+
+type lbResultJSON struct {
+	Member   string          `json:"member"`
+	Boards   []placementJSON `json:"boards,omitempty"`
+	Replayed *bool           `json:"replayed,omitempty"`
+	Error    *errorBody      `json:"error,omitempty"`
+}
+
+// lbScoreBatch applies up to 1,000 writes in one round trip: a malformed
+// body is refused whole; writes the engine refuses fail on their own.
+func (s *Server) lbScoreBatch(r *http.Request, caller *Key) (reply, error) {
+	l, err := s.leaderboardOf(r)
+	if err != nil {
+		return nil, err
+	}
+	var decoded *[]leaderboard.Write
+	if err := decodeBody(r, false, func(d *decoder) (err error) {
+		decoded, err = decodeBatch(d, "member", lbWrite)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if decoded == nil {
+		return nil, invalid("writes", "required")
+	}
+	writes := *decoded
+	for i := range writes {
+		writes[i].Scope = caller.Name
+	}
+	results, errs, err := s.boards.WriteBatch(r.Context(), l.ID, writes)
+	if err != nil {
+		return nil, s.redisErr(err)
+	}
+	out := make([]lbResultJSON, len(writes))
+	for i, w := range writes {
+		out[i].Member = w.Member
+		if errs[i] != nil {
+			s.redisErr(errs[i])
+			out[i].Error = newErrorBody(errs[i])
+			continue
+		}
+		replayed := results[i].Replayed
+		out[i].Boards, out[i].Replayed = placements(results[i].Boards), &replayed
+	}
+	return marshal{struct {
+		Leaderboard string         `json:"leaderboard"`
+		Results     []lbResultJSON `json:"results"`
+	}{l.ID, out}}, nil
+}
+
+type entryJSON struct {
+	Rank   int    `json:"rank"`
+	Member string `json:"member"`
+	Score  int64  `json:"score"`
+}
+
+type lbBoardJSON struct {
+	Leaderboard string `json:"leaderboard"`
+	periodJSON
+	Size    int         `json:"size"`
+	Entries []entryJSON `json:"entries"`
+}
+
+// lbBoard serves a page of a board: from ?offset= (default 0), ?limit=
+// entries (default 100), or the window around ?around=<member> (limit
+// entries above and below it, default 10).
+func (s *Server) lbBoard(r *http.Request, _ *Key) (reply, error) {
+	l, err := s.leaderboardOf(r)
+	if err != nil {
+		return nil, err
+	}
+	k, err := leaderboard.ParseKind(r.PathValue("kind"))
+	if err != nil {
+		return nil, league.Errorf(league.NotFound, "%v", err)
+	}
+	period, _ := queryParam(r, "period")
+	member, around := queryParam(r, "around")
+	offset, err := intParam(r, "offset", 0)
+	if err != nil {
+		return nil, err
+	}
+	def := 100
+	if around {
+		def = 10
+	}
+	limit, err := intParam(r, "limit", def)
+	if err != nil {
+		return nil, err
+	}
+	var b leaderboard.Board
+	if around {
+		if _, given := queryParam(r, "offset"); given {
+			return nil, invalid("offset", "does not go with around")
+		}
+		b, err = s.boards.Around(r.Context(), l.ID, k, period, member, limit)
+	} else {
+		b, err = s.boards.Top(r.Context(), l.ID, k, period, offset, limit)
+	}
+	if err != nil {
+		return nil, s.redisErr(err)
+	}
+	out := lbBoardJSON{Leaderboard: l.ID, periodJSON: newPeriodJSON(b.Period), Size: b.Size, Entries: make([]entryJSON, len(b.Entries))}
+	for i, e := range b.Entries {
+		out.Entries[i] = entryJSON{Rank: e.Rank, Member: e.Member, Score: e.Score}
+	}
+	return marshal{out}, nil
+}
+
+// intParam reads a whole-number query parameter, def when not given.
+func intParam(r *http.Request, name string, def int) (int, error) {
+	v, given := queryParam(r, name)
+	if !given {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, invalid(name, "%q is not a whole number", excerpt.Of(v))
+	}
+	return n, nil
+}
+
+type standingJSON struct {
+	periodJSON
+	Score    int64          `json:"score"`
+	Rank     int            `json:"rank"` // 0: not on the board
+	Gap      *int64         `json:"gap"`  // to the member just above; null: none above, or not on the board
+	Previous *placementJSON `json:"previous"`
+}
+
+// lbMember serves one member on every board, with the period before.
+func (s *Server) lbMember(r *http.Request, _ *Key) (reply, error) {
+	l, err := s.leaderboardOf(r)
+	if err != nil {
+		return nil, err
+	}
+	member := r.PathValue("member")
+	st, err := s.boards.Member(r.Context(), l.ID, member)
+	if err != nil {
+		return nil, s.redisErr(err)
+	}
+	out := make([]standingJSON, len(st))
+	for i, b := range st {
+		out[i] = standingJSON{periodJSON: newPeriodJSON(b.Period), Score: b.Score, Rank: b.Rank}
+		if b.Gap >= 0 {
+			gap := b.Gap
+			out[i].Gap = &gap
+		}
+		if b.Previous != nil {
+			out[i].Previous = &placementJSON{periodJSON: newPeriodJSON(b.Previous.Period), Score: b.Previous.Score, Rank: b.Previous.Rank}
+		}
+	}
+	return marshal{struct {
+		Leaderboard string         `json:"leaderboard"`
+		Member      string         `json:"member"`
+		Boards      []standingJSON `json:"boards"`
+	}{l.ID, member, out}}, nil
+}

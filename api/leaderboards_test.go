@@ -1,0 +1,103 @@
+package api_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/league-engine/league/api"
+)
+
+// exerciseLeaderboards sends every leaderboard route a success and its
+// errors, each reply checked against openapi.yaml by fixture.do.
+func exerciseLeaderboards(t *testing.T, f *fixture) {
+	t.Helper()
+	f.must("POST", "/v1/leaderboards/kills/scores", `{"member":"alice","value":5}`)
+	f.must("POST", "/v1/leaderboards/kills/scores", `{"member":"bob","value":7,"request_id":"r1"}`)
+	f.must("POST", "/v1/leaderboards/kills/scores", `{"member":"bob","value":7,"request_id":"r1"}`) // replayed
+	f.must("POST", "/v1/leaderboards/kills/scores/batch", `{"writes":[{"member":"carol","value":1},{"member":"alice","value":5000}]}`)
+	f.must("GET", "/v1/leaderboards/kills/boards/day", "")
+	f.must("GET", "/v1/leaderboards/kills/boards/all_time?offset=1&limit=2", "")
+	f.must("GET", "/v1/leaderboards/kills/boards/week?around=alice&limit=1", "")
+	f.must("GET", "/v1/leaderboards/kills/members/alice", "")
+	f.must("GET", "/v1/leaderboards/kills/members/nobody", "")
+	f.must("GET", "/v1/leaderboards", "")
+	f.must("GET", "/v1/leaderboards/kills", "")
+	for _, c := range []struct {
+		method, path, body, key string
+		status                  int
+	}{
+		{"POST", "/v1/leaderboards/kills/scores", `{"member":"","value":1}`, gameKey, 400},
+		{"POST", "/v1/leaderboards/kills/scores", `{"member":"a","value":1.5}`, gameKey, 400},
+		{"POST", "/v1/leaderboards/kills/scores", `{"player_id":"a","value":1}`, gameKey, 400},
+		{"POST", "/v1/leaderboards/kills/scores", `{"member":"a","value":1}`, noKey, 401},
+		{"POST", "/v1/leaderboards/nope/scores", `{"member":"a","value":1}`, gameKey, 404},
+		{"POST", "/v1/leaderboards/kills/scores", `{"member":"carol","value":1,"request_id":"r1"}`, gameKey, 409},
+		{"POST", "/v1/leaderboards/kills/scores", `{"member":"bob","value":999}`, gameKey, 422},
+		{"POST", "/v1/leaderboards/kills/scores", `{"member":"a","value":1}` + strings.Repeat(" ", api.MaxBody), gameKey, 413},
+		{"POST", "/v1/leaderboards/kills/scores/batch", `{"writes":[{"member":"a"}]}`, gameKey, 400},
+		{"POST", "/v1/leaderboards/kills/scores/batch", `{"writes":[]}`, noKey, 401},
+		{"POST", "/v1/leaderboards/nope/scores/batch", `{"writes":[]}`, gameKey, 404},
+		{"POST", "/v1/leaderboards/kills/scores/batch", `{"writes":[` + strings.Repeat(`{"member":"a","value":1},`, 45000) + `]}`, gameKey, 413},
+		{"GET", "/v1/leaderboards/kills/boards/day?limit=0", "", gameKey, 400},
+		{"GET", "/v1/leaderboards/kills/boards/day?offset=-1", "", gameKey, 400},
+		{"GET", "/v1/leaderboards/kills/boards/day?period=20261125T013000Z", "", gameKey, 400},
+		{"GET", "/v1/leaderboards/kills/boards/day?around=a&offset=1", "", gameKey, 400},
+		{"GET", "/v1/leaderboards/kills/boards/day?top=1", "", gameKey, 400},
+		{"GET", "/v1/leaderboards/kills/boards/day", "", noKey, 401},
+		{"GET", "/v1/leaderboards/kills/boards/year", "", gameKey, 404},
+		{"GET", "/v1/leaderboards/kills/boards/day?around=nobody", "", gameKey, 404},
+		{"GET", "/v1/leaderboards/kills/members/a%20b", "", gameKey, 400},
+		{"GET", "/v1/leaderboards/kills/members/alice", "", noKey, 401},
+		{"GET", "/v1/leaderboards/nope/members/alice", "", gameKey, 404},
+		{"GET", "/v1/leaderboards", "", noKey, 401},
+		{"GET", "/v1/leaderboards/nope", "", gameKey, 404},
+		{"GET", "/v1/leaderboards/kills", "", noKey, 401},
+	} {
+		if w := f.do(c.method, c.path, c.body, c.key); w.Code != c.status {
+			t.Errorf("%s %.80s: status %d, want %d: %.300s", c.method, c.path, w.Code, c.status, w.Body)
+		}
+	}
+}
+
+// TestLeaderboardRoutes: a write lands on every board; a retry replays;
+// the reads agree with the writes; refusals change nothing.
+func TestLeaderboardRoutes(t *testing.T) {
+	f := onRedis(t)
+	exerciseLeaderboards(t, f)
+	w := f.must("POST", "/v1/leaderboards/kills/scores", `{"member":"alice","value":2}`)
+	boards := w["boards"].([]any)
+	if len(boards) != 5 {
+		t.Fatalf("boards %v, want 5", boards)
+	}
+	for _, b := range boards {
+		b := b.(map[string]any)
+		// 5 + 2; bob has 7 too, and ties go by member id, the greater first
+		if b["score"] != 7.0 || b["rank"] != 2.0 {
+			t.Errorf("%v board: alice %v at rank %v, want 7 at rank 2", b["kind"], b["score"], b["rank"])
+		}
+	}
+	if got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/month", "", gameKey).Body.Bytes()); got["size"] != 3.0 {
+		t.Errorf("month board: %v, want alice, bob and carol (refused writes wrote nothing)", got)
+	}
+}
+
+// TestLeaderboardScopes: a key opens only its leaderboards.
+func TestLeaderboardScopes(t *testing.T) {
+	const euKey = "eu-secret-0123456789"
+	f := onRedis(t, withConfig(func(c *api.Config) {
+		c.Keys = []api.Key{{Name: "eu", Leaderboards: []string{"other"}, Secrets: []string{euKey}}}
+	}))
+	w := f.do("POST", "/v1/leaderboards/kills/scores", `{"member":"a","value":1}`, euKey)
+	if _, msg := errorOf(t, w); w.Code != http.StatusForbidden || !strings.Contains(msg, `may not call leaderboard "kills"`) {
+		t.Fatalf("write outside the key's scope: %d %q", w.Code, msg)
+	}
+	w = f.do("GET", "/v1/leaderboards", "", euKey)
+	if got := decodeJSON(t, w.Body.Bytes())["leaderboards"].([]any); len(got) != 0 {
+		t.Fatalf("listed %v, want none", got)
+	}
+	w = f.do("POST", "/v1/leagues/weekly/join", `{"player_id":"a","name":"A"}`, euKey)
+	if w.Code != http.StatusOK {
+		t.Fatalf("a key scoped to leaderboards still opens every league: %d", w.Code)
+	}
+}

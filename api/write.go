@@ -1,0 +1,96 @@
+package api
+
+import (
+	"strconv"
+
+	"github.com/league-engine/league/league"
+)
+
+// writeRequest is one write, {"<who>","value","request_id"}: who is
+// "player_id" in a league's score write and "member" in a leaderboard's.
+// It is the body of POST .../scores and an element of a batch. value is the
+// raw token until scoreValue reads it, nil when missing; it points into the
+// pooled body buffer, so fields() must run before decodeBody returns.
+type writeRequest struct {
+	whoField       string
+	who, requestID *string
+	value          []byte
+}
+
+// decode decodes the object; prefix names the element of a batch in
+// errors ("writes[3].").
+func (req *writeRequest) decode(d *decoder, what, prefix string) error {
+	return d.object(what, func(field []byte) error {
+		switch string(field) {
+		case req.whoField:
+			return d.string(prefix+req.whoField, &req.who)
+		case "request_id":
+			return d.string(prefix+"request_id", &req.requestID)
+		case "value":
+			if req.value != nil {
+				return invalid(prefix+"value", "given twice")
+			}
+			var err error
+			req.value, err = d.number(prefix + "value")
+			return err
+		}
+		return unknownField(prefix, field)
+	})
+}
+
+// fields checks the fields a write must have and returns them.
+func (req *writeRequest) fields(prefix string) (who string, value int64, requestID string, err error) {
+	if who, err = required(prefix+req.whoField, req.who); err != nil {
+		return "", 0, "", err
+	}
+	if value, err = scoreValue(prefix+"value", req.value); err != nil {
+		return "", 0, "", err
+	}
+	return who, value, optionalString(req.requestID), nil
+}
+
+// decodeWrite decodes the body of a single write into a T made by build.
+func decodeWrite[T any](d *decoder, whoField string, build func(who string, value int64, requestID string) T) (T, error) {
+	req := writeRequest{whoField: whoField}
+	var zero T
+	if err := req.decode(d, "body", ""); err != nil {
+		return zero, err
+	}
+	who, v, rid, err := req.fields("")
+	if err != nil {
+		return zero, err
+	}
+	return build(who, v, rid), nil
+}
+
+// decodeBatch decodes {"writes":[...]}, at most league.MaxBatch of them; a
+// malformed element fails the whole body, naming it ("writes[3].value").
+// nil: the body had no writes field.
+func decodeBatch[T any](d *decoder, whoField string, build func(who string, value int64, requestID string) T) (*[]T, error) {
+	var writes *[]T
+	err := d.object("body", func(field []byte) error {
+		if string(field) != "writes" {
+			return unknownField("", field)
+		}
+		if writes != nil {
+			return invalid("writes", "given twice")
+		}
+		ws := []T{}
+		writes = &ws
+		return d.array("writes", func(i int) error {
+			if i == league.MaxBatch {
+				return invalid("writes", "more than %d writes; send at most %d a batch", league.MaxBatch, league.MaxBatch)
+			}
+			what := "writes[" + strconv.Itoa(i) + "]"
+			item := writeRequest{whoField: whoField}
+			if err := item.decode(d, what, what+"."); err != nil {
+				return err
+			}
+			who, v, rid, err := item.fields(what + ".")
+			ws = append(ws, build(who, v, rid))
+			*writes = ws
+			return err
+		})
+	})
+	return writes, err
+}

@@ -1,0 +1,54 @@
+package leaderboard_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/leaderboard"
+)
+
+// TestRedisCluster: writes, pages, windows and members on Redis Cluster,
+// several leaderboards over its slots (a leaderboard's keys share a hash
+// tag, so each script runs on one node).
+func TestRedisCluster(t *testing.T) {
+	rdb := testsvc.Cluster(t, nil)
+	ns := testsvc.Namespace(t)
+	ctx := context.Background()
+	var boards []*leaderboard.Leaderboard
+	for i := range 6 {
+		boards = append(boards, newLeaderboard(t, func(l *leaderboard.Leaderboard) { l.ID = fmt.Sprintf("lb%d", i) }))
+	}
+	clock := testsvc.NewClock(start)
+	e, err := leaderboard.Open(ctx, rdb, boards, leaderboard.WithNamespace(ns), leaderboard.WithClock(clock.Now))
+	testsvc.Must(t, err, "Open")
+	t.Cleanup(func() {
+		rdb.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
+			return testsvc.DeleteNamespace(ctx, m, ns)
+		})
+	})
+	for _, l := range boards {
+		for i := range 20 {
+			_, err := e.Write(ctx, l.ID, leaderboard.Write{Member: fmt.Sprintf("m%02d", i), Value: int64(i + 1), RequestID: fmt.Sprintf("r%d", i)})
+			testsvc.Must(t, err, "write to %s", l.ID)
+		}
+		top, err := e.Top(ctx, l.ID, leaderboard.AllTime, "", 0, 3)
+		testsvc.Must(t, err, "top of %s", l.ID)
+		if got := entries(top.Entries); got != "1.m19=20 2.m18=19 3.m17=18 " || top.Size != 20 {
+			t.Errorf("%s: %s (size %d)", l.ID, got, top.Size)
+		}
+		around, err := e.Around(ctx, l.ID, leaderboard.Day, "", "m00", 1)
+		testsvc.Must(t, err, "around in %s", l.ID)
+		if got := entries(around.Entries); got != "19.m01=2 20.m00=1 " {
+			t.Errorf("%s around m00: %s", l.ID, got)
+		}
+		st, err := e.Member(ctx, l.ID, "m10")
+		testsvc.Must(t, err, "member in %s", l.ID)
+		if st[0].Rank != 10 || st[0].Gap != 1 {
+			t.Errorf("%s: m10 %+v", l.ID, st[0])
+		}
+	}
+}
