@@ -5,12 +5,11 @@ package leaderboard
 
 import (
 	"fmt"
-	"path"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/league-engine/league/internal/excerpt"
+	"github.com/league-engine/league/internal/tzname"
 )
 
 // Kind is a kind of periodic board.
@@ -70,35 +69,15 @@ func loadZone(zone string) (*time.Location, error) {
 		// UTC, not the host's zone: replicas on hosts in other zones (or
 		// a host whose zone changed) must agree on every period.
 		return time.UTC, nil
-	case path.Clean(zone) != zone:
-		// The tz loader reads a zone as a path under the zoneinfo
-		// directory: ./localtime would be the host's zone under another
-		// name. A zone has one spelling, the tz database's.
-		return nil, fmt.Errorf("time_zone %q is not a zone name as the tz database spells it (Europe/Paris)", excerpt.Of(zone))
-	case NamesHostZone(zone):
-		// the host's zone, under a name every host shares: replicas on
-		// hosts in other zones would each read it their own way
-		return nil, fmt.Errorf("time_zone %q is the host's zone, which hosts may not share; name the zone (Europe/Paris)", excerpt.Of(zone))
-	case path.IsAbs(zone):
-		// a zone file, not a zone: the loader refuses it anyway, less clearly
-		return nil, fmt.Errorf("time_zone %q is a file, not a zone name as the tz database spells it (Europe/Paris)", excerpt.Of(zone))
+	}
+	if why := tzname.Problem(zone); why != "" {
+		return nil, fmt.Errorf("time_zone %q %s", excerpt.Of(zone), why)
 	}
 	loc, err := time.LoadLocation(zone)
 	if err != nil {
 		return nil, fmt.Errorf("time_zone %q: %v", excerpt.Of(zone), err)
 	}
 	return loc, nil
-}
-
-// NamesHostZone reports whether a zone stands for whatever the host is set
-// to: Go's own Local, or the tz database's links to the host's zone file
-// (localtime) and to its default rules (posixrules), in any of its
-// directories (posix/localtime) and any case (a case-insensitive file
-// system finds LOCALTIME too). league refuses the same names in a
-// schedule's CRON_TZ.
-func NamesHostZone(zone string) bool {
-	base := path.Base(zone)
-	return strings.EqualFold(base, "Local") || strings.EqualFold(base, "localtime") || strings.EqualFold(base, "posixrules")
 }
 
 func (c Calendar) loc() *time.Location {

@@ -3,7 +3,6 @@ package league
 import (
 	"fmt"
 	"math"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/league-engine/league/internal/excerpt"
+	"github.com/league-engine/league/internal/tzname"
 )
 
 // Schedule is a league's cycle: its boundaries are the fire times of a cron
@@ -35,15 +35,8 @@ func ParseSchedule(spec string) (*Schedule, error) {
 		return nil, fmt.Errorf("%q: no cron fields after the zone", spec)
 	case zone == "" && fields != strings.TrimSpace(spec):
 		return nil, fmt.Errorf("%q: no zone after the prefix; name one (CRON_TZ=UTC)", spec)
-	case zone != "" && path.Clean(zone) != zone:
-		// The tz loader reads a zone as a path under the zoneinfo
-		// directory: ./localtime would be the host's zone under another
-		// name. A zone has one spelling, the tz database's.
-		return nil, fmt.Errorf("%q: %s is not a zone name as the tz database spells it (Europe/Paris)", spec, zone)
-	case namesHostZone(zone):
-		// the host's zone, under a name every host shares: replicas on
-		// hosts in other zones would each read it their own way
-		return nil, fmt.Errorf("%q: %s is the host's zone, which hosts may not share; name the zone (CRON_TZ=Europe/Paris)", spec, zone)
+	case zone != "" && tzname.Problem(zone) != "":
+		return nil, fmt.Errorf("%q: %s %s", spec, zone, tzname.Problem(zone))
 	case zone == "":
 		// Without a zone, UTC, not the host's: replicas on hosts in other
 		// zones (or a host whose zone changed) must agree on every boundary.
@@ -62,16 +55,6 @@ func ParseSchedule(spec string) (*Schedule, error) {
 		return nil, fmt.Errorf("%q never fires", spec)
 	}
 	return &Schedule{Spec: spec, sched: s}, nil
-}
-
-// namesHostZone reports whether a zone stands for whatever the host is set
-// to: Go's own Local, or the tz database's links to the host's zone file
-// (localtime) and to its default rules (posixrules), in any of its
-// directories (posix/localtime) and any case (a case-insensitive file
-// system finds LOCALTIME too).
-func namesHostZone(zone string) bool {
-	base := path.Base(zone)
-	return strings.EqualFold(base, "Local") || strings.EqualFold(base, "localtime") || strings.EqualFold(base, "posixrules")
 }
 
 // splitZone splits a cron expression into its zone (of a CRON_TZ= or TZ=
@@ -239,6 +222,15 @@ func (s *Schedule) MaxLength() time.Duration {
 			_, change := t.ZoneBounds()
 			if change.IsZero() { // no more changes (UTC: none at all)
 				break
+			}
+			if !change.After(t) {
+				// go.dev/issue/81583: past a zone file's last transition
+				// (slim zone files, as Alpine's, end early), on the last UTC
+				// day of a leap year, the span ends before t, and the loop
+				// would never move on. The rule changes the offset next in
+				// the following year.
+				t = time.Date(t.UTC().Year()+1, 1, 1, 0, 0, 0, 0, time.UTC).In(spec.Location)
+				continue
 			}
 			p := s.At(change)
 			longest = max(longest, p.End.Sub(p.Start))
