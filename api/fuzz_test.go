@@ -163,3 +163,25 @@ func FuzzPaths(f *testing.F) {
 		fuzzRequest(t, fx, "GET", "/v1/leagues/weekly/boards/"+url.PathEscape(board)+q, "", false)
 	})
 }
+
+// FuzzLeaderboardWrite: any body to a leaderboard write answers a 4xx or
+// a 200 matching the document, and a refused one writes nothing.
+func FuzzLeaderboardWrite(f *testing.F) {
+	const path = "/v1/leaderboards/kills/scores"
+	for _, b := range []string{
+		`{"member":"alice","value":1}`,
+		`{"member":"alice","value":1,"request_id":"r1"}`,
+		`{"member":"bob","value":1,"request_id":"r1"}`,
+		`{"member":"bob","value":1000}`,
+		`{"member":"bob","value":1001}`,
+		`{"member":"bob","value":-1}`,
+		`{"member":"a b","value":1}`,
+		`{"member":"","value":1}`,
+		`{"member":"alice","value":1,"extra":1}`,
+		`{"writes":[]}`,
+	} {
+		f.Add(b)
+	}
+	fx := fuzzFixture(f)
+	f.Fuzz(func(t *testing.T, body string) { fuzzRequest(t, fx, "POST", path, body, true) })
+}
