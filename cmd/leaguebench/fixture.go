@@ -43,7 +43,14 @@ func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixtu
 		return slices.ContainsFunc(names, func(name string) bool { wl, _ := workloadNamed(name); return wl.leaderboard == lb })
 	}
 	leagueRun, boardRun := drives(false), drives(true)
-	fmt.Fprintf(b.out, "fixture: namespace %s, %s players\n", f.ns, thousands(float64(n)))
+	what := "players"
+	switch {
+	case boardRun && leagueRun:
+		what = "players and as many leaderboard members"
+	case boardRun:
+		what = "leaderboard members"
+	}
+	fmt.Fprintf(b.out, "fixture: namespace %s, %s %s\n", f.ns, thousands(float64(n)), what)
 	tag := f.ns[len(f.ns)-3:]
 	leagues, err := loadLeagues(b.o.configPath, b.o.leagueID)
 	if err != nil {
