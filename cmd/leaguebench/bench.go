@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
@@ -53,6 +55,16 @@ func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*repo
 	if o.baselineAP {
 		rep.env += " (baseline EVALSHA autopipelined)"
 	}
+	if slices.ContainsFunc(o.workloads, func(name string) bool { wl, _ := workloadNamed(name); return wl.leaderboard }) {
+		var lbs []string
+		if slices.Contains(o.vias, "lib") || o.httpURL == "" {
+			lbs = append(lbs, fmt.Sprintf("%q (built in)", benchLeaderboardID))
+		}
+		if o.httpURL != "" && slices.Contains(o.vias, "http") {
+			lbs = append(lbs, fmt.Sprintf("%q at -http", o.leaderboardID))
+		}
+		rep.env += "; leaderboard " + strings.Join(lbs, ", ")
+	}
 	fmt.Fprintln(out, rep.env)
 
 	if slices.Contains(o.workloads, "stalls") {
@@ -82,7 +94,7 @@ func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*repo
 // runLive measures the live workloads, each beside its baseline, on one
 // fixture of n players.
 func (b *bench) runLive(ctx context.Context, n int, names []string) error {
-	f, err := b.newFixture(ctx, n)
+	f, err := b.newFixture(ctx, n, names)
 	if err != nil {
 		return err
 	}
@@ -140,6 +152,11 @@ func (b *bench) runRow(ctx context.Context, f *fixture, wl workload, via string,
 // engineOptions are the options every engine of the run is opened with.
 func (b *bench) engineOptions(ns string) []league.Option {
 	return []league.Option{league.WithNamespace(ns), league.WithLogger(b.log), league.WithSharedRoundTrips(b.o.shared)}
+}
+
+// leaderboardOptions are those of the leaderboard engines, likewise.
+func (b *bench) leaderboardOptions(ns string) []leaderboard.Option {
+	return []leaderboard.Option{leaderboard.WithNamespace(ns), leaderboard.WithLogger(b.log), leaderboard.WithSharedRoundTrips(b.o.shared)}
 }
 
 // pace is how hard a row drives its target: requests in flight at most,

@@ -5,18 +5,22 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
-// fixture is what the live workloads run against: the league in a Redis
-// namespace of this run's own, players joined to its current period, the
-// targets (the engine, and leagued's API in-process or at -http) and the
-// baselines' keys.
+// fixture is what the live workloads run against: the league and the
+// leaderboard in a Redis namespace of this run's own, players joined to the
+// league's current period and members written to every board of the
+// leaderboard, the targets (the engines, and leagued's API in-process or at
+// -http) and the baselines' keys.
 type fixture struct {
 	ns      string
 	engine  *league.Engine
+	boards  *leaderboard.Engine
 	server  *server // nil unless the API is served in-process
 	targets map[string]target
 	pops    map[string]*population
@@ -26,14 +30,27 @@ type fixture struct {
 	leagued *leaguedCPU
 }
 
-func (b *bench) newFixture(ctx context.Context, players int) (f *fixture, err error) {
+// newFixture prepares n players for the league workloads among names, and
+// n members for the leaderboard's.
+func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixture, err error) {
 	f = &fixture{ns: newNamespace(), targets: map[string]target{}, pops: map[string]*population{}}
 	defer func() {
 		if err != nil {
 			f.close(b)
 		}
 	}()
-	fmt.Fprintf(b.out, "fixture: namespace %s, %s players\n", f.ns, thousands(float64(players)))
+	drives := func(lb bool) bool {
+		return slices.ContainsFunc(names, func(name string) bool { wl, _ := workloadNamed(name); return wl.leaderboard == lb })
+	}
+	leagueRun, boardRun := drives(false), drives(true)
+	what := "players"
+	switch {
+	case boardRun && leagueRun:
+		what = "players and as many leaderboard members"
+	case boardRun:
+		what = "leaderboard members"
+	}
+	fmt.Fprintf(b.out, "fixture: namespace %s, %s %s\n", f.ns, thousands(float64(n)), what)
 	tag := f.ns[len(f.ns)-3:]
 	leagues, err := loadLeagues(b.o.configPath, b.o.leagueID)
 	if err != nil {
@@ -43,6 +60,13 @@ func (b *bench) newFixture(ctx context.Context, players int) (f *fixture, err er
 		return f, err
 	}
 	lg, _ := f.engine.League(b.o.leagueID)
+	lb, err := newBenchLeaderboard()
+	if err != nil {
+		return f, err
+	}
+	if f.boards, err = leaderboard.Open(ctx, b.rdb, []*leaderboard.Leaderboard{lb}, b.leaderboardOptions(f.ns)...); err != nil {
+		return f, err
+	}
 	if f.base, err = newBaselines(ctx, b.rdb, f.ns, b.o.baselineAP); err != nil {
 		return f, err
 	}
@@ -51,25 +75,31 @@ func (b *bench) newFixture(ctx context.Context, players int) (f *fixture, err er
 	useHTTP := slices.Contains(b.o.vias, "http")
 	inProcess := useHTTP && b.o.httpURL == ""
 	if slices.Contains(b.o.vias, "lib") || inProcess {
-		lib := libTarget{engine: f.engine, league: lg.ID}
-		ids, err := b.joinPlayers(ctx, lib, newIDSource(tag, 'p'), players, "lib")
-		if err != nil {
-			return f, err
+		lib := libTarget{engine: f.engine, league: lg.ID, boards: f.boards, leaderboard: lb.ID}
+		p := &population{joins: joins, requests: requests}
+		if leagueRun {
+			if p.players, err = b.joinPlayers(ctx, lib, newIDSource(tag, 'p'), n, "lib"); err != nil {
+				return f, err
+			}
+			pop, err := f.engine.Populations(ctx, lg.ID, league.Period{})
+			if err != nil {
+				return f, err
+			}
+			p.tier, p.boards = lg.EntryTier, fullBoards(pop[lg.EntryTier], lg.BoardSize)
 		}
-		pop, err := f.engine.Populations(ctx, lg.ID, league.Period{})
-		if err != nil {
-			return f, err
+		if boardRun {
+			if err := b.writeMembers(ctx, lib, p, newIDSource(tag, 'm'), n, "lib", f.base); err != nil {
+				return f, err
+			}
 		}
-		f.targets["lib"] = lib
-		f.pops["lib"] = &population{players: ids, tier: lg.EntryTier, boards: fullBoards(pop[lg.EntryTier], lg.BoardSize),
-			joins: joins, requests: requests}
+		f.targets["lib"], f.pops["lib"] = lib, p
 	}
 	if !useHTTP {
 		return f, nil
 	}
 	url := b.o.httpURL
 	if inProcess {
-		if f.server, err = startServer(ctx, f.engine, b.o.databaseURL, f.ns, b.log); err != nil {
+		if f.server, err = startServer(ctx, f.engine, f.boards, b.o.databaseURL, f.ns, b.log); err != nil {
 			return f, err
 		}
 		url = f.server.url
@@ -78,30 +108,81 @@ func (b *bench) newFixture(ctx context.Context, players int) (f *fixture, err er
 	if b.o.netHTTP {
 		client = newHTTPClient(b.inFlight)
 	}
-	ht, err := newHTTPTarget(client, url, lg.ID, b.o.apiKey)
+	lbID := lb.ID
+	if !inProcess {
+		lbID = b.o.leaderboardID
+	}
+	ht, err := newHTTPTarget(client, url, lg.ID, lbID, b.o.apiKey)
 	if err != nil {
 		return f, err
 	}
 	f.targets["http"] = ht
 	if inProcess {
-		f.pops["http"] = f.pops["lib"] // one engine: the same players
+		f.pops["http"] = f.pops["lib"] // one engine: the same players and members
 		return f, nil
 	}
 	f.leagued = newLeaguedCPU(url, b.log)
-	// A leagued of its own keeps its keys elsewhere: join players through it.
-	ids, err := b.joinPlayers(ctx, ht, newIDSource(tag, 'h'), players, "http")
-	if err != nil {
-		return f, err
+	// A leagued of its own keeps its keys elsewhere: join players and write
+	// members through it.
+	p := &population{joins: joins, requests: requests}
+	if leagueRun {
+		if p.players, err = b.joinPlayers(ctx, ht, newIDSource(tag, 'h'), n, "http"); err != nil {
+			return f, err
+		}
+		sum, err := ht.summary(ctx)
+		if err != nil {
+			return f, fmt.Errorf("GET the league from %s: %w", url, err)
+		}
+		p.tier, p.boards = sum.EntryTier, fullBoards(sum.Populations[sum.EntryTier], sum.BoardSize)
+		fmt.Fprintf(b.out, "note: %s players joined the leagued at %s stay in its Redis (the harness cannot tell its namespace)\n",
+			thousands(float64(n)), url)
 	}
-	sum, err := ht.summary(ctx)
-	if err != nil {
-		return f, fmt.Errorf("GET the league from %s: %w", url, err)
+	if boardRun {
+		sum, err := ht.leaderboardSummary(ctx)
+		if err != nil {
+			return f, fmt.Errorf("-leaderboard %q at %s: %w", lbID, url, err)
+		}
+		if err := b.writeMembers(ctx, ht, p, newIDSource(tag, 'n'), n, "http", f.base); err != nil {
+			return f, err
+		}
+		fmt.Fprintf(b.out, "note: leaderboard %q at %s (%s; %s, %s, ties by %s): the %s members written stay in its Redis, beside any earlier run's\n",
+			lbID, url, strings.Join(sum.Periods, ", "), sum.ScoreOperator, sum.Order, sum.TieBreak, thousands(float64(n)))
 	}
-	f.pops["http"] = &population{players: ids, tier: sum.EntryTier, boards: fullBoards(sum.Populations[sum.EntryTier], sum.BoardSize),
-		joins: joins, requests: requests}
-	fmt.Fprintf(b.out, "note: %s players joined the leagued at %s stay in its Redis (the harness cannot tell its namespace)\n",
-		thousands(float64(players)), url)
+	f.pops["http"] = p
 	return f, nil
+}
+
+// writeMembers writes n fresh members once each (1..10, as lbwrite) to
+// every board of the leaderboard through t, so the reads read full boards,
+// and adds them to p with the size of the day board they made; and, when
+// the run has baselines, the sorted set of that size lbtop's is read from.
+func (b *bench) writeMembers(ctx context.Context, t target, p *population, src *idSource, n int, via string, base *baselines) error {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = src.id(int64(i))
+	}
+	took, err := load(ctx, "write members "+via, n, b.o.loaders, b.out, func(ctx context.Context, w *worker, i int) error {
+		return t.lbWrite(ctx, w, leaderboard.Write{Member: ids[i], Value: 1 + w.rng.Int64N(10)})
+	})
+	if err != nil {
+		return err
+	}
+	w := newWorker(0, 0)
+	defer w.close()
+	size, err := t.lbTop(ctx, w, 1)
+	if err != nil {
+		return fmt.Errorf("read the day board through %s: %w", via, err)
+	}
+	if size < n {
+		return fmt.Errorf("the day board through %s holds %d members after %d were written to it", via, size, n)
+	}
+	fmt.Fprintf(b.out, "  wrote %s members to every board through %s in %s (%s/s); the day board holds %s\n", thousands(float64(n)), via,
+		took.Round(time.Millisecond), thousands(float64(n)/took.Seconds()), thousands(float64(size)))
+	p.members, p.daySize = ids, size
+	if b.o.baseline {
+		return base.addSized(ctx, size)
+	}
+	return nil
 }
 
 // joinPlayers joins n fresh players through t and returns their ids.

@@ -11,16 +11,21 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
 // httpTarget calls the API of a leagued: the product as game servers see it.
 type httpTarget struct {
 	client *http.Client // nil: the wire client (wire.go)
-	base   string       // <url>/v1/leagues/<league>
+	base   string       // <url>/v1/leagues/<league>, or <url>/v1/leaderboards/<leaderboard>
 	apiKey string
 	host   string // for the wire client: the host:port and path of base
 	prefix string
+	// leaderboard is the same leagued's routes of the leaderboard the lb
+	// workloads drive (base <url>/v1/leaderboards/<leaderboard>); a worker's
+	// connection serves both.
+	leaderboard *httpTarget
 }
 
 // newHTTPClient keeps one idle connection per request in flight, so every
@@ -38,8 +43,20 @@ func newHTTPClient(inFlight int) *http.Client {
 	}
 }
 
-func newHTTPTarget(client *http.Client, baseURL, leagueID, apiKey string) (*httpTarget, error) {
-	t := &httpTarget{client: client, base: baseURL + "/v1/leagues/" + url.PathEscape(leagueID), apiKey: apiKey}
+// newHTTPTarget drives league leagueID and leaderboard leaderboardID of the
+// leagued at baseURL.
+func newHTTPTarget(client *http.Client, baseURL, leagueID, leaderboardID, apiKey string) (*httpTarget, error) {
+	t, err := newHTTPRoutes(client, baseURL, "/v1/leagues/"+url.PathEscape(leagueID), apiKey)
+	if err != nil {
+		return nil, err
+	}
+	t.leaderboard, err = newHTTPRoutes(client, baseURL, "/v1/leaderboards/"+url.PathEscape(leaderboardID), apiKey)
+	return t, err
+}
+
+// newHTTPRoutes is a target whose paths start at baseURL + path.
+func newHTTPRoutes(client *http.Client, baseURL, path, apiKey string) (*httpTarget, error) {
+	t := &httpTarget{client: client, base: baseURL + path, apiKey: apiKey}
 	u, err := url.Parse(t.base)
 	if err != nil {
 		return nil, fmt.Errorf("HTTP target %q: %w", baseURL, err)
@@ -165,6 +182,56 @@ func (t *httpTarget) player(ctx context.Context, w *worker, player string) error
 	return t.do(ctx, w, http.MethodGet, "/players/"+player, nil)
 }
 
+// lbWrite posts one write to every board of the leaderboard.
+func (t *httpTarget) lbWrite(ctx context.Context, w *worker, s leaderboard.Write) error {
+	b := append(w.body[:0], `{"member":`...)
+	b = strconv.AppendQuote(b, s.Member)
+	b = append(b, `,"value":`...)
+	b = strconv.AppendInt(b, s.Value, 10)
+	if s.RequestID != "" {
+		b = append(b, `,"request_id":`...)
+		b = strconv.AppendQuote(b, s.RequestID)
+	}
+	w.body = append(b, '}')
+	return t.leaderboard.do(ctx, w, http.MethodPost, "/scores", w.body)
+}
+
+// lbTop reads the first limit entries of the current day board and
+// returns the board's size, from the reply's "size".
+func (t *httpTarget) lbTop(ctx context.Context, w *worker, limit int) (int, error) {
+	if err := t.leaderboard.do(ctx, w, http.MethodGet, "/boards/day?limit="+strconv.Itoa(limit), nil); err != nil {
+		return 0, err
+	}
+	return boardSize(w.resp.Bytes())
+}
+
+var sizeKey = []byte(`"size":`)
+
+// boardSize reads the "size" of a page of a leaderboard's board. It comes
+// before the entries (api/leaderboards.go's lbBoardJSON), and no member id
+// can hold the key: a quote inside a JSON string is escaped.
+func boardSize(reply []byte) (int, error) {
+	i := bytes.Index(reply, sizeKey)
+	if i < 0 {
+		return 0, fmt.Errorf("board reply without size: %s", clip(reply, 200))
+	}
+	digits := reply[i+len(sizeKey):]
+	n := 0
+	for n < len(digits) && digits[n] >= '0' && digits[n] <= '9' {
+		n++
+	}
+	size, err := strconv.Atoi(string(digits[:n]))
+	if err != nil {
+		return 0, fmt.Errorf("board reply with a bad size: %s", clip(reply[i:], 200))
+	}
+	return size, nil
+}
+
+// lbMember reads a member on every board of the leaderboard.
+func (t *httpTarget) lbMember(ctx context.Context, w *worker, member string) error {
+	return t.leaderboard.do(ctx, w, http.MethodGet, "/members/"+member, nil)
+}
+
 // leagueSummary is the part of GET .../leagues/{league} the harness needs.
 type leagueSummary struct {
 	BoardSize   int            `json:"board_size"`
@@ -177,6 +244,25 @@ func (t *httpTarget) summary(ctx context.Context) (leagueSummary, error) {
 	w := &worker{}
 	defer w.close()
 	if err := t.do(ctx, w, http.MethodGet, "", nil); err != nil {
+		return s, err
+	}
+	return s, json.Unmarshal(w.resp.Bytes(), &s)
+}
+
+// leaderboardSummary is the part of GET .../leaderboards/{leaderboard} the
+// harness shows.
+type leaderboardSummary struct {
+	Periods       []string `json:"periods"`
+	ScoreOperator string   `json:"score_operator"`
+	Order         string   `json:"order"`
+	TieBreak      string   `json:"tie_break"`
+}
+
+func (t *httpTarget) leaderboardSummary(ctx context.Context) (leaderboardSummary, error) {
+	var s leaderboardSummary
+	w := &worker{}
+	defer w.close()
+	if err := t.leaderboard.do(ctx, w, http.MethodGet, "", nil); err != nil {
 		return s, err
 	}
 	return s, json.Unmarshal(w.resp.Bytes(), &s)

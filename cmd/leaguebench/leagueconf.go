@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/league-engine/league/config"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
@@ -71,4 +72,22 @@ func loadLeagues(path, id string) ([]*league.League, error) {
 		}
 	}
 	return nil, fmt.Errorf("-league %q: the config has no such league", id)
+}
+
+// benchLeaderboardID is the leaderboard the lb workloads drive in this
+// process (lib, and http to the in-process leagued).
+const benchLeaderboardID = "bench"
+
+// newBenchLeaderboard returns a fresh, initialised copy of it: every kind of
+// board (hour, day, week, month, all time), incr, descending, ties by member
+// id, the defaults otherwise; config.yaml's kills, under its own id.
+func newBenchLeaderboard() (*leaderboard.Leaderboard, error) {
+	l := &leaderboard.Leaderboard{
+		ID:       benchLeaderboardID,
+		Kinds:    []leaderboard.Kind{leaderboard.Hour, leaderboard.Day, leaderboard.Week, leaderboard.Month, leaderboard.AllTime},
+		Operator: leaderboard.Incr,
+		Order:    leaderboard.Descending,
+		TieBreak: leaderboard.ByMember,
+	}
+	return l, l.Init()
 }

@@ -4,13 +4,18 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
-// libTarget calls the engine directly: the product's cost without HTTP.
+// libTarget calls the engines directly: the product's cost without HTTP.
 type libTarget struct {
 	engine *league.Engine
 	league string
+	// boards serves the leaderboard the lb workloads drive; nil where
+	// none run (memory, settle).
+	boards      *leaderboard.Engine
+	leaderboard string
 }
 
 func (t libTarget) join(ctx context.Context, _ *worker, player, name string) error {
@@ -48,6 +53,21 @@ func (t libTarget) standing(ctx context.Context, _ *worker, player string) error
 
 func (t libTarget) board(ctx context.Context, _ *worker, id league.BoardID) error {
 	_, err := t.engine.Board(ctx, t.league, league.Period{}, id)
+	return err
+}
+
+func (t libTarget) lbWrite(ctx context.Context, _ *worker, w leaderboard.Write) error {
+	_, err := t.boards.Write(ctx, t.leaderboard, w)
+	return err
+}
+
+func (t libTarget) lbTop(ctx context.Context, _ *worker, limit int) (int, error) {
+	b, err := t.boards.Top(ctx, t.leaderboard, leaderboard.Day, "", 0, limit)
+	return b.Size, err
+}
+
+func (t libTarget) lbMember(ctx context.Context, _ *worker, member string) error {
+	_, err := t.boards.Member(ctx, t.leaderboard, member)
 	return err
 }
 

@@ -1,11 +1,13 @@
 // Command leaguebench is the load and benchmark harness: it measures the
-// league engine (through the league package and through the HTTP API) and,
-// in the same run against the same Redis at the same concurrency, the plain
-// Redis commands each operation costs at the least, so the results are
-// ratios that hold on a noisy shared machine.
+// league engine and the leaderboards (through their packages and through
+// the HTTP API) and, in the same run against the same Redis at the same
+// concurrency, the plain Redis commands each operation costs at the least,
+// so the results are ratios that hold on a noisy shared machine.
 //
 //	REDIS_URL=redis://127.0.0.1:6379/0 go run ./cmd/leaguebench \
 //	    -workloads join,score,standing,board,mix -via lib,http -players 10000 -concurrency 32 -duration 10s
+//	REDIS_URL=redis://127.0.0.1:6379/0 go run ./cmd/leaguebench \
+//	    -workloads lbwrite,lbtop,lbmember -via lib,http -players 10000 -concurrency 32 -duration 10s
 //
 // It prints a progress line a second and, at the end, markdown tables for
 // BENCHMARKS.md. Every run uses a Redis namespace (and Postgres schema) of

@@ -40,7 +40,11 @@ type options struct {
 	apiKey      string
 	configPath  string // empty: the built-in league (leagueconf.go)
 	leagueID    string
-	allowRemote bool
+	// leaderboardID is the leaderboard of the leagued at -http the lb
+	// workloads drive; in this process they drive one the harness builds
+	// (benchLeaderboardID).
+	leaderboardID string
+	allowRemote   bool
 
 	timeout    time.Duration
 	cpuProfile string
@@ -49,16 +53,18 @@ type options struct {
 }
 
 var (
-	liveWorkloads = []string{"join", "score", "standing", "board", "mix", "batch", "player"}
+	liveWorkloads = []string{"join", "score", "standing", "board", "mix", "batch", "player", "lbwrite", "lbtop", "lbmember"}
 	allWorkloads  = append(slices.Clone(liveWorkloads), "memory", "settle", "stalls")
 	allVias       = []string{"lib", "http"}
 )
 
-const usage = `leaguebench measures the league engine against plain Redis commands on the
-same Redis, at the same concurrency, in the same run. Results are ratios.
+const usage = `leaguebench measures the league engine and the leaderboards against plain
+Redis commands on the same Redis, at the same concurrency, in the same run.
+Results are ratios.
 
   leaguebench -workloads join,score,standing,board,mix -via lib,http -players 10000 -concurrency 32 -duration 10s
   leaguebench -workloads batch -via http
+  leaguebench -workloads lbwrite,lbtop,lbmember -via lib,http   (the leaderboards)
   leaguebench -workloads score -via http -rate 8000        (open loop: p99 at a fixed arrival rate)
   leaguebench -workloads score -via http -rate 5k,10.5k,15k (p99 against load, baseline beside each)
   leaguebench -workloads memory -players 1000000
@@ -69,9 +75,15 @@ Workloads: join, score, standing, board, mix (70% score writes, 25% standings,
 5% boards), batch (score writes, -batch per request, against single writes),
 player (HTTP GET of a player: standing, pending rewards and history), memory,
 settle, stalls (threads that only read the clock, alone and one per CPU: how
-long the machine keeps a runnable thread off a CPU). Baselines: EVALSHA of a trivial script, one plain round trip each
-(-baseline-autopipelined sends it through an autopipeliner instead), and
-ZREVRANGE 0 99 WITHSCORES of a 100-member sorted set. Environment: REDIS_URL (required;
+long the machine keeps a runnable thread off a CPU). The leaderboards (a
+leaderboard "bench" of hour, day, week, month and all-time boards, incr, built
+in this process; -leaderboard at -http), every board holding -players members
+first: lbwrite (a write of 1..10 to every board at once), lbtop (the top 100 of
+the day board), lbmember (a member on every board). Baselines: EVALSHA of a
+trivial script, one plain round trip each (-baseline-autopipelined sends it
+through an autopipeliner instead), and ZREVRANGE 0 99 WITHSCORES of a
+100-member sorted set; lbtop's is ZREVRANGE 0 99 WITHSCORES of a sorted set the
+size of the day board it reads. Environment: REDIS_URL (required;
 a real Redis), DATABASE_URL (settle; the in-process server's store, else
 memory), LEAGUE_API_KEY (the key for a leagued at -http that has keys; or
 -api-key). Targets must be on loopback unless -allow-remote.
@@ -96,7 +108,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	var o options
 	workloads := fs.String("workloads", "join,score,standing,board,mix", "workloads to run, comma-separated: "+strings.Join(allWorkloads, ","))
 	vias := fs.String("via", "lib,http", "lib (the league package), http (the API), or both")
-	players := fs.String("players", "10000", "players joined before measuring; a list runs each size")
+	players := fs.String("players", "10000", "players joined (and leaderboard members written, for the lb workloads) before measuring; a list runs each size")
 	conc := fs.String("concurrency", "32", "requests in flight; a list runs each level")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "length of each measurement (and of its baseline)")
 	fs.IntVar(&o.rounds, "rounds", 4, "split -duration into this many alternating turns of baseline and workload, so both meet the same noise")
@@ -112,6 +124,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.apiKey, "api-key", "", "API key for a leagued at -http that has keys, sent as X-API-Key (default $LEAGUE_API_KEY)")
 	fs.StringVar(&o.configPath, "config", "", "league config file (default: the built-in copy of config.yaml's weekly league)")
 	fs.StringVar(&o.leagueID, "league", "weekly", "league to measure")
+	fs.StringVar(&o.leaderboardID, "leaderboard", "kills", "leaderboard of the leagued at -http the lb workloads drive (config.yaml's kills); in this process they drive one the harness builds, "+strconv.Quote(benchLeaderboardID))
 	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow Redis, Postgres and -http targets that are not on loopback")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up (and clean up) after this long")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the harness (and the in-process server) here")

@@ -22,6 +22,7 @@ func TestOptions(t *testing.T) {
 		{"no redis", nil, nil, "REDIS_URL is required"},
 		{"settle needs postgres", []string{"-workloads", "settle"}, local, "settle needs DATABASE_URL"},
 		{"unknown workload", []string{"-workloads", "scores"}, local, `unknown "scores"`},
+		{"leaderboards", []string{"-workloads", "lbwrite,lbtop,lbmember", "-leaderboard", "points"}, local, ""},
 		{"no rounds", []string{"-rounds", "0"}, local, "-rounds must be 1 or more"},
 		{"rounds too short", []string{"-duration", "1s", "-rounds", "20"}, local, "at least 100ms"},
 		{"bad players", []string{"-players", "ten"}, local, "not a whole number"},
@@ -64,6 +65,13 @@ func TestOptions(t *testing.T) {
 	}
 	if o, _ := parseOptions(nil, env(local), io.Discard); o.apiKey != "" {
 		t.Errorf("no key given: got %q, want none", o.apiKey)
+	}
+	// -leaderboard names the leaderboard at -http: config.yaml's by default.
+	if o, _ := parseOptions(nil, env(local), io.Discard); o.leaderboardID != "kills" {
+		t.Errorf("no -leaderboard: got %q, want kills", o.leaderboardID)
+	}
+	if o, _ := parseOptions([]string{"-leaderboard", "points"}, env(local), io.Discard); o.leaderboardID != "points" {
+		t.Errorf("-leaderboard points: got %q", o.leaderboardID)
 	}
 	if o, _ := parseOptions(nil, env(local), io.Discard); !slices.Equal(o.rates, []float64{0}) {
 		t.Errorf("no -rate: got %v, want one closed-loop row [0]", o.rates)

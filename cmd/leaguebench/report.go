@@ -243,7 +243,7 @@ func perOpNote(sc scopes) string {
 	}
 	if sc.inProcess {
 		s += "; " + inProcessHead + " is this process, which holds the load generator as well as the product " +
-			"(the league library on lib rows, the in-process leagued on http rows), so it is not leagued's alone"
+			"(the league or leaderboard package on lib rows, the in-process leagued on http rows), so it is not leagued's alone"
 	}
 	return s + "."
 }

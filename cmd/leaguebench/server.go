@@ -11,12 +11,14 @@ import (
 
 	"github.com/league-engine/league/api"
 	"github.com/league-engine/league/inmem"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/scheduler"
 )
 
 // server is leagued in this process, wired as cmd/leagued wires it (the
-// API and a running scheduler on one engine), on a loopback port of its own.
+// API and a running scheduler on one engine, the leaderboards' engine
+// beside it), on a loopback port of its own.
 type server struct {
 	url     string
 	http    *api.HTTPServer
@@ -25,9 +27,9 @@ type server struct {
 	served  chan error
 }
 
-// startServer serves the engine's API. With a database URL the store is
+// startServer serves the engines' API. With a database URL the store is
 // Postgres in a scratch schema named after ns, else process memory.
-func startServer(ctx context.Context, engine *league.Engine, databaseURL, ns string, log *slog.Logger) (*server, error) {
+func startServer(ctx context.Context, engine *league.Engine, boards *leaderboard.Engine, databaseURL, ns string, log *slog.Logger) (*server, error) {
 	s := &server{served: make(chan error, 1)}
 	var store league.Store = inmem.New()
 	if databaseURL != "" {
@@ -38,7 +40,7 @@ func startServer(ctx context.Context, engine *league.Engine, databaseURL, ns str
 		store = s.scratch
 	}
 	s.sched = scheduler.New(engine, store, scheduler.WithLogger(log))
-	h := api.New(api.Config{Engine: engine, Store: store, Settler: s.sched, Logger: log}).Handler()
+	h := api.New(api.Config{Engine: engine, Leaderboards: boards, Store: store, Settler: s.sched, Logger: log}).Handler()
 	s.http = api.NewHTTPServer(h, api.ServeOptions{Logger: log, MaxConnections: -1, MaxConnectionsPerClient: -1})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -12,7 +13,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/leaderboard"
+	"github.com/league-engine/league/league"
 )
 
 // TestSmoke runs every workload through every target briefly against the
@@ -57,11 +61,87 @@ func TestSmoke(t *testing.T) {
 	if s := rep.settle[0].settleCPU; s.proc <= 0 || s.redis <= 0 {
 		t.Errorf("settle: CPU %+v, want some in this process and in Redis", s)
 	}
-	for _, want := range []string{"| join ", "| mix ", "### Memory per joined player", "### Settlement", "cleanup: unlinked",
-		"| " + inProcessHead + " |"} {
+	for _, r := range rep.rows {
+		// The day board holds every member written before measuring, and
+		// lbtop's baseline a set of as many.
+		if want := zrevrangeLabel + " of 300"; r.workload == "lbtop" && r.baseLabel != want {
+			t.Errorf("lbtop/%s: baseline %q, want %q", r.via, r.baseLabel, want)
+		}
+	}
+	for _, want := range []string{"| join ", "| mix ", "| lbwrite ", "| lbtop ", "| lbmember ", "### Memory per joined player", "### Settlement",
+		"wrote 300 members to every board through lib", "cleanup: unlinked", "| " + inProcessHead + " |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
+	}
+	checkCleanedUp(t, rep.touched)
+}
+
+// TestSmokeLeaderboardsAtHTTP runs the leaderboard's workloads alone, lib
+// and a leagued at -http (another in-process server, in a namespace the
+// harness does not know, serving config.yaml's leaderboards): members are
+// written through each, no player is joined, and the http rows drive
+// -leaderboard (kills) at that leagued.
+func TestSmokeLeaderboardsAtHTTP(t *testing.T) {
+	ctx := context.Background()
+	o := smokeOptions()
+	o.workloads = []string{"lbwrite", "lbtop", "lbmember"}
+	rdb, err := openRedis(ctx, o.redisURL, 8)
+	if err != nil {
+		t.Fatalf("%v (is Redis up? `make test` starts it)", err)
+	}
+	defer rdb.Close()
+	cfg, err := config.Load("../../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := newNamespace()
+	defer deleteNamespace(context.Background(), rdb, ns)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	engine, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(ns), league.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	boards, err := leaderboard.Open(ctx, rdb, cfg.Leaderboards, leaderboard.WithNamespace(ns), leaderboard.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := startServer(ctx, engine, boards, "", ns, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.stop()
+	o.httpURL = srv.url
+
+	rep, out := smokeRun(t, o)
+	if got, want := len(rep.rows), 2*len(o.workloads); got != want {
+		t.Errorf("got %d workload rows, want %d", got, want)
+	}
+	for _, r := range rep.rows {
+		if r.separate != (r.via == "http") {
+			t.Errorf("%s/%s: separate %v, want it on http rows only", r.workload, r.via, r.separate)
+		}
+		for _, m := range []*measurement{r.base, r.work} {
+			if m.units.Load() == 0 {
+				t.Errorf("%s: did nothing", m.label)
+			}
+			if n := m.errs.count(); n > 0 {
+				t.Errorf("%s: %d errors: %q", m.label, n, m.errs.messages())
+			}
+		}
+	}
+	for _, want := range []string{`leaderboard "bench" (built in), "kills" at -http`, "wrote 300 members to every board through lib",
+		"wrote 300 members to every board through http", `note: leaderboard "kills" at ` + srv.url} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "joined") {
+		t.Error("players were joined for a run of leaderboard workloads only")
+	}
+	allTime := leaderboard.BoardKey(ns, "kills", leaderboard.Period{Kind: leaderboard.AllTime})
+	if n, err := rdb.ZCard(ctx, allTime).Result(); err != nil || n != 300 {
+		t.Errorf("kills' all-time board at -http: %d members (%v), want the 300 written through it", n, err)
 	}
 	checkCleanedUp(t, rep.touched)
 }
@@ -98,7 +178,7 @@ func smokeOptions() options {
 		vias: allVias, players: []int{300}, concurrency: []int{4}, rates: []float64{0},
 		duration: 150 * time.Millisecond, batch: 20, baseline: true, shared: 4, loaders: 8, rounds: 2,
 		redisURL: testsvc.RedisURL(), databaseURL: testsvc.DatabaseURL(),
-		leagueID: "weekly", timeout: time.Minute,
+		leagueID: "weekly", leaderboardID: "kills", timeout: time.Minute,
 	}
 }
 

@@ -6,12 +6,13 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
-// target is what a workload drives: the league package in this process
-// (lib.go) or the HTTP API of a leagued (http.go). Each call is one request
-// of the product; errors are the product's.
+// target is what a workload drives: the league and leaderboard packages in
+// this process (lib.go) or the HTTP API of a leagued (http.go). Each call is
+// one request of the product; errors are the product's.
 type target interface {
 	join(ctx context.Context, w *worker, player, name string) error
 	score(ctx context.Context, w *worker, write league.ScoreWrite) error
@@ -20,6 +21,13 @@ type target interface {
 	scoreBatch(ctx context.Context, w *worker, writes []league.ScoreWrite) (failed int, err error)
 	standing(ctx context.Context, w *worker, player string) error
 	board(ctx context.Context, w *worker, id league.BoardID) error
+
+	// The leaderboard's: a write to every board, the first limit entries of
+	// the current day board (and how many members that board holds), and
+	// a member on every board.
+	lbWrite(ctx context.Context, w *worker, write leaderboard.Write) error
+	lbTop(ctx context.Context, w *worker, limit int) (size int, err error)
+	lbMember(ctx context.Context, w *worker, member string) error
 }
 
 // worker is one load-generating goroutine's state: its random numbers and

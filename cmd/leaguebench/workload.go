@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
@@ -13,16 +15,21 @@ import (
 type op func(ctx context.Context, w *worker) (units int, err error)
 
 // population is what the workloads pick from: players joined to the
-// current period and the full boards of the entry tier.
+// current period and the full boards of the entry tier; the leaderboard's
+// members, each on every board.
 type population struct {
 	players  []string
 	tier     string
 	boards   int // boards 1..boards are full
+	members  []string
+	daySize  int // members on the current day board once they were written
 	joins    *idSource
 	requests *idSource
 }
 
 func (p *population) pick(w *worker) string { return p.players[w.rng.IntN(len(p.players))] }
+
+func (p *population) pickMember(w *worker) string { return p.members[w.rng.IntN(len(p.members))] }
 
 func (p *population) pickBoard(w *worker) league.BoardID {
 	return league.BoardID{Tier: p.tier, N: 1 + w.rng.IntN(p.boards)}
@@ -33,6 +40,15 @@ func (p *population) pickBoard(w *worker) league.BoardID {
 func (p *population) write(w *worker) league.ScoreWrite {
 	return league.ScoreWrite{Player: p.pick(w), Value: 1 + w.rng.Int64N(10), RequestID: p.requests.fresh()}
 }
+
+// lbWrite is a leaderboard write as a game sends it, like write: 1..10,
+// with a request id.
+func (p *population) lbWrite(w *worker) leaderboard.Write {
+	return leaderboard.Write{Member: p.pickMember(w), Value: 1 + w.rng.Int64N(10), RequestID: p.requests.fresh()}
+}
+
+// lbTopLimit is how many entries lbtop reads: the top 100.
+const lbTopLimit = 100
 
 // The mix of a live game: mostly writes, some standings, few boards.
 const (
@@ -48,7 +64,11 @@ type workload struct {
 	// latency is not comparable with its baseline's.
 	perUnitLatency bool
 	vias           []string // targets it runs through
-	op             func(t target, p *population, batch int) op
+	// leaderboard is true for the leaderboard's workloads: the fixture
+	// writes every member to its boards first (and joins no players unless
+	// a league workload runs too).
+	leaderboard bool
+	op          func(t target, p *population, batch int) op
 	// baseline returns the baseline's label and op; batch compares with
 	// single writes through the same target, the others with plain Redis.
 	baseline func(b *baselines, t target, p *population) (string, op)
@@ -62,6 +82,9 @@ var workloads = []workload{
 	{name: "mix", unit: "ops", perUnitLatency: true, vias: allVias, op: mixOp, baseline: mixBaseline},
 	{name: "batch", unit: "writes", vias: allVias, op: batchOp, baseline: singleWrites},
 	{name: "player", unit: "ops", perUnitLatency: true, vias: []string{"http"}, op: playerOp, baseline: evalshaBaseline},
+	{name: "lbwrite", unit: "ops", perUnitLatency: true, vias: allVias, leaderboard: true, op: lbWriteOp, baseline: evalshaBaseline},
+	{name: "lbtop", unit: "ops", perUnitLatency: true, vias: allVias, leaderboard: true, op: lbTopOp, baseline: lbTopBaseline},
+	{name: "lbmember", unit: "ops", perUnitLatency: true, vias: allVias, leaderboard: true, op: lbMemberOp, baseline: evalshaBaseline},
 }
 
 func workloadNamed(name string) (workload, bool) {
@@ -80,6 +103,12 @@ func zrevrangeBaseline(b *baselines, _ target, _ *population) (string, op) {
 
 func mixBaseline(b *baselines, _ target, _ *population) (string, op) {
 	return "same mix of " + b.label + " / " + zrevrangeLabel, b.mix()
+}
+
+// lbTopBaseline reads the top 100 of a sorted set the size of the day board
+// lbtop reads (baseline.go says why that size).
+func lbTopBaseline(b *baselines, _ target, p *population) (string, op) {
+	return b.sizedLabel(p.daySize), b.zrevrangeOf(p.daySize)
 }
 
 func singleWrites(_ *baselines, t target, p *population) (string, op) {
@@ -144,6 +173,31 @@ func playerOp(t target, p *population, _ int) op {
 			return 0, errNoPlayerRoute
 		}
 		return one(ht.player(ctx, w, p.pick(w)))
+	}
+}
+
+func lbWriteOp(t target, p *population, _ int) op {
+	return func(ctx context.Context, w *worker) (int, error) {
+		return one(t.lbWrite(ctx, w, p.lbWrite(w)))
+	}
+}
+
+// lbTopOp reads the top of the day board, which must still hold every
+// member the fixture wrote: a new day (midnight in the leaderboard's zone)
+// starts an empty board, and reading that would measure something else.
+func lbTopOp(t target, p *population, _ int) op {
+	return func(ctx context.Context, w *worker) (int, error) {
+		size, err := t.lbTop(ctx, w, lbTopLimit)
+		if err == nil && size < len(p.members) {
+			err = fmt.Errorf("the day board holds %d members, not the %d written before measuring: a new day began", size, len(p.members))
+		}
+		return one(err)
+	}
+}
+
+func lbMemberOp(t target, p *population, _ int) op {
+	return func(ctx context.Context, w *worker) (int, error) {
+		return one(t.lbMember(ctx, w, p.pickMember(w)))
 	}
 }
 
