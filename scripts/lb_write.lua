@@ -17,7 +17,8 @@
 --   start (Unix s), end (Unix s): the board's period, or the span first_reached
 --                                 counts over for the all-time board
 --   checked: 1 when now must fall in [start, end) (periodic boards), 0 (all time)
---   tie bits: the low bits first_reached keeps (0: ties by member id)
+--   tie bits: the low bits first_reached keeps (0: ties by member id; the same
+--             on every board, so board 1's, ARGV[12], says for all)
 --   unit (ms) of first_reached's time
 --   retention (ms): how long the board stays after its period ends, '' for ever
 --
@@ -53,62 +54,102 @@ if rid then
 end
 
 local now = now_ms(ARGV[1])
-local op, value, max, asc = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == 'asc'
-local packed, scores = {}, {}
 for i = 1, n do
   local a = 9 + 6 * (i - 1)
-  local start_ms, end_ms = tonumber(ARGV[a]) * 1000, tonumber(ARGV[a + 1]) * 1000
-  if ARGV[a + 2] == '1' and (now < start_ms or now >= end_ms) then
+  if ARGV[a + 2] == '1' and (now < tonumber(ARGV[a]) * 1000 or now >= tonumber(ARGV[a + 1]) * 1000) then
     return {2, now}
   end
-  local tb, unit = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
-  local shift = 2 ^ tb
-  local current = redis.call('ZSCORE', KEYS[i], member)
-  local score
-  if current then
-    current = math.floor(tonumber(current) / shift)
-  end
-  if op == 'incr' then
-    score = (current or 0) + value
-  elseif op == 'decr' then
-    score = (current or 0) - value
-  elseif op == 'best' and current and ((asc and current <= value) or (not asc and current >= value)) then
-    score = current
-  else
-    score = value
-  end
-  if score > max or score < -max then
-    return {7, i, current or 0}
-  end
-  scores[i] = score
-  if score ~= current then
-    -- first_reached: reaching a score earlier ranks higher. Descending
-    -- boards keep the time left before the end (more is better), ascending
-    -- ones the time since the start (less is better).
-    local tie = 0
-    if tb > 0 then
-      if asc then
-        tie = math.floor((now - start_ms) / unit)
-      else
-        tie = math.floor((end_ms - now) / unit)
-      end
-      if tie < 0 then tie = 0 elseif tie > shift - 1 then tie = shift - 1 end
+end
+
+local op, value, max, asc = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == 'asc'
+local scores, fresh = {}, {}
+if (op == 'incr' or op == 'decr') and ARGV[12] == '0' then
+  -- Sums without tie bits: one ZADD XX INCR a board (two for a member new
+  -- to it), the result checked after; a write that takes a board past the
+  -- maximum is undone on every board it touched, exactly: a member it
+  -- added is removed again, a score it moved moved back.
+  local delta = value
+  if op == 'decr' then delta = -value end
+  for i = 1, n do
+    local score = redis.call('ZADD', KEYS[i], 'XX', 'INCR', delta, member)
+    if score then
+      score = tonumber(score)
+    else
+      redis.call('ZADD', KEYS[i], delta, member)
+      score, fresh[i] = delta, true
     end
-    packed[i] = score * shift + tie
+    if score > max or score < -max then
+      for j = 1, i do
+        if fresh[j] then
+          redis.call('ZREM', KEYS[j], member)
+        else
+          redis.call('ZINCRBY', KEYS[j], -delta, member)
+        end
+      end
+      return {7, i, score - delta}
+    end
+    scores[i] = score
+  end
+else
+  local packed = {}
+  for i = 1, n do
+    local a = 9 + 6 * (i - 1)
+    local tb, unit = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+    local shift = 2 ^ tb
+    local current = redis.call('ZSCORE', KEYS[i], member)
+    local score
+    if current then
+      current = math.floor(tonumber(current) / shift)
+    end
+    if op == 'incr' then
+      score = (current or 0) + value
+    elseif op == 'decr' then
+      score = (current or 0) - value
+    elseif op == 'best' and current and ((asc and current <= value) or (not asc and current >= value)) then
+      score = current
+    else
+      score = value
+    end
+    if score > max or score < -max then
+      return {7, i, current or 0}
+    end
+    scores[i] = score
+    fresh[i] = not current
+    if score ~= current then
+      -- first_reached: reaching a score earlier ranks higher. Descending
+      -- boards keep the time left before the end (more is better),
+      -- ascending ones the time since the start (less is better).
+      local tie = 0
+      if tb > 0 then
+        if asc then
+          tie = math.floor((now - tonumber(ARGV[a]) * 1000) / unit)
+        else
+          tie = math.floor((tonumber(ARGV[a + 1]) * 1000 - now) / unit)
+        end
+        if tie < 0 then tie = 0 elseif tie > shift - 1 then tie = shift - 1 end
+      end
+      packed[i] = score * shift + tie
+    end
+  end
+  -- Every board checked: now written.
+  for i = 1, n do
+    if packed[i] then
+      redis.call('ZADD', KEYS[i], packed[i], member)
+    end
   end
 end
 
 local reply, stored = {0, now}, int(now) .. ':'
 for i = 1, n do
   local a = 9 + 6 * (i - 1)
-  if packed[i] then
-    redis.call('ZADD', KEYS[i], packed[i], member)
-    if ARGV[a + 5] ~= '' then
-      -- relative to the script's clock, which tests inject: an absolute
-      -- time would be judged by Redis's own
-      local end_ms = tonumber(ARGV[a + 1]) * 1000
-      redis.call('PEXPIRE', KEYS[i], end_ms + tonumber(ARGV[a + 5]) - now)
-    end
+  if fresh[i] and ARGV[a + 5] ~= '' then
+    -- Set when a member first lands on the board (the board's first
+    -- member made the key), not at every write: the deadline is the same,
+    -- and a call saved per board and write. Relative to the script's
+    -- clock, which tests inject: an absolute time would be judged by
+    -- Redis's own.
+    local end_ms = tonumber(ARGV[a + 1]) * 1000
+    redis.call('PEXPIRE', KEYS[i], end_ms + tonumber(ARGV[a + 5]) - now)
   end
   local rank
   if asc then
