@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
 )
@@ -218,4 +219,17 @@ func FuzzScoreValue(f *testing.F) {
 			t.Fatalf("scoreValue(%s): code %s, want invalid", text, league.ErrorCode(err))
 		}
 	})
+}
+
+func TestLeaderboardRepliesMatchEncodingJSON(t *testing.T) {
+	day := leaderboard.Period{Kind: leaderboard.Day, Start: testPeriod.Start, End: testPeriod.Start.Add(24 * time.Hour)}
+	all := leaderboard.Period{Kind: leaderboard.AllTime}
+	w := lbWriteJSON{Leaderboard: "kills", Member: `a<"b">`, Replayed: true,
+		Boards: placements([]leaderboard.Placement{{Period: day, Score: -5, Rank: 2}, {Period: all, Score: 9, Rank: 1}})}
+	same(t, w, w)
+	b := lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(day), Size: 2,
+		Entries: []entryJSON{{Rank: 1, Member: "m\u2028", Score: 7}, {Rank: 2, Member: "n", Score: -1}}}
+	same(t, b, b)
+	same(t, lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(all), Entries: []entryJSON{}},
+		lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(all), Entries: []entryJSON{}})
 }
