@@ -206,23 +206,10 @@ func Parse(b []byte) (*Config, error) {
 	if len(f.Leagues) == 0 && len(f.Leaderboards) == 0 {
 		return nil, errors.New("leagues, leaderboards: at least one league or leaderboard is required")
 	}
-	seen := map[string]bool{}
-	for i, lf := range f.Leagues {
-		name := lf.ID
-		if name == "" {
-			name = fmt.Sprintf("#%d", i+1)
-		}
-		if seen[lf.ID] {
-			return nil, fmt.Errorf("league %q: id: configured twice", lf.ID)
-		}
-		seen[lf.ID] = true
-		l, err := lf.build()
-		if err != nil {
-			return nil, fmt.Errorf("league %q: %w", name, err)
-		}
-		c.Leagues = append(c.Leagues, l)
+	if c.Leagues, err = buildAll[*league.League]("league", f.Leagues); err != nil {
+		return nil, err
 	}
-	if c.Leaderboards, err = buildLeaderboards(f.Leaderboards); err != nil {
+	if c.Leaderboards, err = buildAll[*leaderboard.Leaderboard]("leaderboard", f.Leaderboards); err != nil {
 		return nil, err
 	}
 	if c.Server, err = f.Server.build(c.LeagueIDs(), c.LeaderboardIDs()); err != nil {

@@ -74,25 +74,36 @@ func (lf leaderboardFile) build() (*leaderboard.Leaderboard, error) {
 	return l, nil
 }
 
-// buildLeaderboards checks the leaderboards: section; ids must be unique
-// among leaderboards (a league may share one: their keys differ).
-func buildLeaderboards(files []leaderboardFile) ([]*leaderboard.Leaderboard, error) {
-	var out []*leaderboard.Leaderboard
+// entry is a list entry of config.yaml with an id: a league or a
+// leaderboard.
+type entry[T any] interface {
+	id() string
+	build() (T, error)
+}
+
+func (lf leagueFile) id() string      { return lf.ID }
+func (lf leaderboardFile) id() string { return lf.ID }
+
+// buildAll builds the entries of one list (what: "league" or
+// "leaderboard"), ids unique within it; an error names the entry, by its id
+// or its place. Leagues and leaderboards may share an id: their keys differ.
+func buildAll[T any, F entry[T]](what string, files []F) ([]T, error) {
+	var out []T
 	seen := map[string]bool{}
-	for i, lf := range files {
-		name := lf.ID
+	for i, f := range files {
+		name := f.id()
 		if name == "" {
 			name = fmt.Sprintf("#%d", i+1)
 		}
-		if seen[lf.ID] {
-			return nil, fmt.Errorf("leaderboard %q: id: configured twice", lf.ID)
+		if seen[f.id()] {
+			return nil, fmt.Errorf("%s %q: id: configured twice", what, f.id())
 		}
-		seen[lf.ID] = true
-		l, err := lf.build()
+		seen[f.id()] = true
+		built, err := f.build()
 		if err != nil {
-			return nil, fmt.Errorf("leaderboard %q: %w", name, err)
+			return nil, fmt.Errorf("%s %q: %w", what, name, err)
 		}
-		out = append(out, l)
+		out = append(out, built)
 	}
 	return out, nil
 }
