@@ -14,8 +14,8 @@ import (
 // are the wire format: encoding/json writes the other replies, and the
 // appenders at the end write the same bytes for the hot two.
 
-// leaderboards returns the engine, or NotFound for every leaderboard when
-// the server has none.
+// leaderboardOf returns the leaderboard the path names, or NotFound (for
+// every one when the server has no leaderboard engine).
 func (s *Server) leaderboardOf(r *http.Request) (*leaderboard.Leaderboard, error) {
 	id := r.PathValue("leaderboard")
 	if s.boards == nil {
@@ -113,8 +113,8 @@ func placements(ps []leaderboard.Placement) []placementJSON {
 }
 
 // lbWrite builds a leaderboard write from a decoded write.
-func lbWrite(member string, value int64, requestID string) leaderboard.Write {
-	return leaderboard.Write{Member: member, Value: value, RequestID: requestID}
+func lbWrite(member string, value int64, requestID, scope string) leaderboard.Write {
+	return leaderboard.Write{Member: member, Value: value, RequestID: requestID, Scope: scope}
 }
 
 type lbWriteJSON struct {
@@ -129,14 +129,10 @@ func (s *Server) lbScore(r *http.Request, caller *Key) (reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	var w leaderboard.Write
-	if err := decodeBody(r, false, func(d *decoder) (err error) {
-		w, err = decodeWrite(d, "member", lbWrite)
-		return err
-	}); err != nil {
+	w, err := readWrite(r, "member", caller, lbWrite)
+	if err != nil {
 		return nil, err
 	}
-	w.Scope = caller.Name // request ids belong to the key's name
 	res, err := s.boards.Write(r.Context(), l.ID, w)
 	if err != nil {
 		return nil, s.redisErr(err)
@@ -158,19 +154,9 @@ func (s *Server) lbScoreBatch(r *http.Request, caller *Key) (reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	var decoded *[]leaderboard.Write
-	if err := decodeBody(r, false, func(d *decoder) (err error) {
-		decoded, err = decodeBatch(d, "member", lbWrite)
-		return err
-	}); err != nil {
+	writes, err := readBatch(r, "member", caller, lbWrite)
+	if err != nil {
 		return nil, err
-	}
-	if decoded == nil {
-		return nil, invalid("writes", "required")
-	}
-	writes := *decoded
-	for i := range writes {
-		writes[i].Scope = caller.Name
 	}
 	results, errs, err := s.boards.WriteBatch(r.Context(), l.ID, writes)
 	if err != nil {

@@ -7,21 +7,16 @@ import (
 )
 
 // scoreWrite builds a league's score write from a decoded write.
-func scoreWrite(player string, value int64, requestID string) league.ScoreWrite {
-	return league.ScoreWrite{Player: player, Value: value, RequestID: requestID}
+func scoreWrite(player string, value int64, requestID, scope string) league.ScoreWrite {
+	return league.ScoreWrite{Player: player, Value: value, RequestID: requestID, Scope: scope}
 }
 
 func (s *Server) score(r *http.Request, caller *Key) (reply, error) {
 	leagueID := r.PathValue("league")
-	var w league.ScoreWrite
-	err := decodeBody(r, false, func(d *decoder) (err error) {
-		w, err = decodeWrite(d, "player_id", scoreWrite)
-		return err
-	})
+	w, err := readWrite(r, "player_id", caller, scoreWrite)
 	if err != nil {
 		return nil, err
 	}
-	w.Scope = caller.Name // request ids belong to the key's name
 	res, err := s.engine.Score(r.Context(), leagueID, w)
 	if err != nil {
 		return nil, s.redisErr(err)
@@ -34,19 +29,9 @@ func (s *Server) score(r *http.Request, caller *Key) (reply, error) {
 // engine refuses fail on their own, in their place in "results".
 func (s *Server) scoreBatch(r *http.Request, caller *Key) (reply, error) {
 	leagueID := r.PathValue("league")
-	var decoded *[]league.ScoreWrite
-	if err := decodeBody(r, false, func(d *decoder) (err error) {
-		decoded, err = decodeBatch(d, "player_id", scoreWrite)
-		return err
-	}); err != nil {
+	writes, err := readBatch(r, "player_id", caller, scoreWrite)
+	if err != nil {
 		return nil, err
-	}
-	if decoded == nil {
-		return nil, invalid("writes", "required")
-	}
-	writes := *decoded
-	for i := range writes {
-		writes[i].Scope = caller.Name
 	}
 	if _, err := s.engine.League(leagueID); err != nil {
 		return nil, s.redisErr(err) // unknown league: 404 even for an empty batch; or lost by Redis

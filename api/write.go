@@ -1,6 +1,7 @@
 package api
 
 import (
+	"net/http"
 	"strconv"
 
 	"github.com/league-engine/league/league"
@@ -47,6 +48,37 @@ func (req *writeRequest) fields(prefix string) (who string, value int64, request
 		return "", 0, "", err
 	}
 	return who, value, optionalString(req.requestID), nil
+}
+
+// buildWrite makes a product's write of a decoded one: who, its value and
+// request id, and the scope its request id belongs to (the caller's key
+// name).
+type buildWrite[T any] func(who string, value int64, requestID, scope string) T
+
+// readWrite reads the body of a single write (a league's score write, a
+// leaderboard's write), its request id in the caller's scope.
+func readWrite[T any](r *http.Request, whoField string, caller *Key, build buildWrite[T]) (w T, err error) {
+	err = decodeBody(r, false, func(d *decoder) (err error) {
+		w, err = decodeWrite(d, whoField, func(who string, v int64, rid string) T { return build(who, v, rid, caller.Name) })
+		return err
+	})
+	return w, err
+}
+
+// readBatch reads the body of a batch, {"writes":[...]}, each write's
+// request id in the caller's scope.
+func readBatch[T any](r *http.Request, whoField string, caller *Key, build buildWrite[T]) ([]T, error) {
+	var writes *[]T
+	if err := decodeBody(r, false, func(d *decoder) (err error) {
+		writes, err = decodeBatch(d, whoField, func(who string, v int64, rid string) T { return build(who, v, rid, caller.Name) })
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if writes == nil {
+		return nil, invalid("writes", "required")
+	}
+	return *writes, nil
 }
 
 // decodeWrite decodes the body of a single write into a T made by build.
