@@ -126,7 +126,8 @@ func (l *leagued) getJSON(path, key string) map[string]any {
 	return out
 }
 
-// waitStatus repeats a request until it answers want (a dependency back).
+// waitStatus repeats a request until it answers want (a dependency back,
+// keys reloaded), failing the test after 15 s.
 func (l *leagued) waitStatus(method, path, key string, want int) {
 	l.t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
@@ -135,7 +136,7 @@ func (l *leagued) waitStatus(method, path, key string, want int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			l.t.Fatalf("%s %s: %d 15 s after the dependency came back, want %d", method, path, status, want)
+			l.t.Fatalf("%s %s: still %d after 15 s, want %d", method, path, status, want)
 		}
 	}
 }
