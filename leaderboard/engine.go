@@ -29,6 +29,7 @@ type Engine struct {
 	expiryLag time.Duration
 	log       *slog.Logger
 	boards    map[string]*Leaderboard
+	prefixes  map[string]keys // by leaderboard id, built once
 	ids       []string
 }
 
@@ -60,7 +61,7 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 // beyond their boards, so a new one needs nothing written.
 func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard, opts ...Option) (*Engine, error) {
 	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), boards: map[string]*Leaderboard{},
-		shared: league.DefaultSharedRoundTrips}
+		prefixes: map[string]keys{}, shared: league.DefaultSharedRoundTrips}
 	for _, o := range opts {
 		o(e)
 	}
@@ -72,6 +73,7 @@ func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard,
 			return nil, fmt.Errorf("leaderboard: %q has not passed Init", l.ID)
 		}
 		e.boards[l.ID] = l
+		e.prefixes[l.ID] = keys{prefix: keyspace.Prefix(e.ns, keyspace.Leaderboard, l.ID)}
 		e.ids = append(e.ids, l.ID)
 	}
 	sort.Strings(e.ids)
@@ -129,9 +131,7 @@ func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
 //	<ns>:lb:{L}:q:[<scope>:]<id> string a write's stored result, for the idempotency window
 type keys struct{ prefix string }
 
-func (e *Engine) keys(l *Leaderboard) keys {
-	return keys{prefix: keyspace.Prefix(e.ns, keyspace.Leaderboard, l.ID)}
-}
+func (e *Engine) keys(l *Leaderboard) keys { return e.prefixes[l.ID] }
 
 func (k keys) board(p Period) string {
 	if p.Kind == AllTime {
