@@ -31,6 +31,7 @@ type Engine struct {
 	boards    map[string]*Leaderboard
 	prefixes  map[string]keys // by leaderboard id, built once
 	ids       []string
+	token     string // this engine's name in the pre-fill lease
 }
 
 // Option configures an Engine.
@@ -61,7 +62,7 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 // beyond their boards, so a new one needs nothing written.
 func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard, opts ...Option) (*Engine, error) {
 	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), boards: map[string]*Leaderboard{},
-		prefixes: map[string]keys{}, shared: league.DefaultSharedRoundTrips}
+		prefixes: map[string]keys{}, shared: league.DefaultSharedRoundTrips, token: newToken()}
 	for _, o := range opts {
 		o(e)
 	}
@@ -129,6 +130,10 @@ func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
 //	<ns>:lb:{L}:<kind>:<start>   zset  a periodic board: member -> packed score (start: Unix s)
 //	<ns>:lb:{L}:all_time         zset  the all-time board
 //	<ns>:lb:{L}:q:[<scope>:]<id> string a write's stored result, for the idempotency window
+//	<ns>:lb:{L}:<window>:<start> zset  a rolling board: member -> sum (window: 7d, 24h; start: its last bucket's)
+//	<ns>:lb:{L}:bucket:<unit>:<start> zset  a bucket (hour or day) of the rolling windows: member -> sum
+//	<ns>:lb:{L}:fill:<window>:<start> string the pre-fill's progress on that rolling board; "done"
+//	<ns>:lb:{L}:fill             string the token of the process pre-filling the leaderboard
 type keys struct{ prefix string }
 
 func (e *Engine) keys(l *Leaderboard) keys { return e.prefixes[l.ID] }
@@ -141,6 +146,20 @@ func (k keys) board(p Period) string {
 }
 
 func (k keys) request(scope, id string) string { return keyspace.Request(k.prefix, scope, id) }
+
+// bucket is the raw board of one bucket of the rolling windows of its unit.
+func (k keys) bucket(b Period) string {
+	return k.prefix + "bucket:" + string(b.Kind) + ":" + strconv.FormatInt(b.Start.Unix(), 10)
+}
+
+// filled is the pre-fill's progress on the rolling board of p ("done" once
+// filled).
+func (k keys) filled(p Period) string {
+	return k.prefix + "fill:" + string(p.Kind) + ":" + strconv.FormatInt(p.Start.Unix(), 10)
+}
+
+// lease is the token of the process pre-filling the leaderboard.
+func (k keys) lease() string { return k.prefix + "fill" }
 
 // BoardKey is the Redis key of leaderboard id's board of period p under
 // namespace ns (for `leaguectl config check` and operators).

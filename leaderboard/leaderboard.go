@@ -84,6 +84,9 @@ var DefaultRetention = map[Kind]time.Duration{
 type Leaderboard struct {
 	ID       string
 	Kinds    []Kind // its periodic boards; Init sorts them shortest first
+	// Windows are its rolling boards (sums, so incr or decr only); Init
+	// sorts them hours first, shortest first.
+	Windows  []Window
 	Calendar Calendar
 	Operator Operator
 	Order    Order
@@ -93,12 +96,16 @@ type Leaderboard struct {
 	// MaxScore bounds every score's magnitude (0: the largest that packs
 	// exactly on every board).
 	MaxScore int64
-	// Retention is how long each kind's boards stay after their period.
+	// Retention is how long each kind's boards stay after their period
+	// (a rolling board's: after its last bucket; default two buckets).
 	Retention map[Kind]time.Duration
 	// IdempotencyWindow is how long a write's request id is remembered.
 	IdempotencyWindow time.Duration
 
-	tieBits map[Kind]uint // low bits FirstReached keeps, by kind
+	tieBits map[Kind]uint          // low bits FirstReached keeps, by kind
+	boards  []Kind                 // Kinds, then the Windows' kinds: the order of writes and replies
+	buckets map[Kind]time.Duration // how long a rolling unit's buckets stay after they end
+	oldest  oldestCache
 }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_]{0,31}$`)
@@ -111,8 +118,8 @@ func (l *Leaderboard) Init() error {
 	if !idPattern.MatchString(l.ID) {
 		return fmt.Errorf("id: %q is not 1-%d characters of a-z, 0-9 and _, starting with a letter or digit", l.ID, MaxIDLen)
 	}
-	if len(l.Kinds) == 0 {
-		return fmt.Errorf("periods: at least one of hour, day, week, month, all_time")
+	if len(l.Kinds) == 0 && len(l.Windows) == 0 {
+		return fmt.Errorf("periods: at least one of hour, day, week, month, all_time (or a rolling window)")
 	}
 	seen := map[Kind]bool{}
 	for _, k := range l.Kinds {
@@ -160,7 +167,11 @@ func (l *Leaderboard) Init() error {
 	}
 	retention := map[Kind]time.Duration{}
 	for k, d := range l.Retention {
-		if !seen[k] || k == AllTime {
+		if k.Rolling() {
+			if !slices.Contains(l.Windows, k.window()) {
+				return fmt.Errorf("retention: %s is not a rolling window of this leaderboard", k)
+			}
+		} else if !seen[k] || k == AllTime {
 			return fmt.Errorf("retention: %s is not a periodic board of this leaderboard", k)
 		}
 		if d < time.Second {
@@ -172,6 +183,9 @@ func (l *Leaderboard) Init() error {
 		if _, set := retention[k]; !set && k != AllTime {
 			retention[k] = DefaultRetention[k]
 		}
+	}
+	if err := l.initWindows(seen, retention); err != nil {
+		return err
 	}
 	l.Retention = retention
 	return l.budget()
@@ -231,4 +245,8 @@ func CheckMember(m string) error {
 }
 
 // has reports whether the leaderboard keeps boards of kind k.
-func (l *Leaderboard) has(k Kind) bool { return slices.Contains(l.Kinds, k) }
+func (l *Leaderboard) has(k Kind) bool { return slices.Contains(l.boards, k) }
+
+// Boards returns every kind of board the leaderboard keeps: Kinds, then
+// the Windows' kinds, the order of write results and member reads.
+func (l *Leaderboard) Boards() []Kind { return l.boards }

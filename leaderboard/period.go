@@ -23,13 +23,32 @@ const (
 	AllTime Kind = "all_time"
 )
 
-// ParseKind parses a kind as configs and URLs spell it.
+// ParseKind parses a kind as configs and URLs spell it: a periodic kind,
+// or a rolling window (Window).
 func ParseKind(s string) (Kind, error) {
 	switch k := Kind(s); k {
 	case Hour, Day, Week, Month, AllTime:
 		return k, nil
 	}
-	return "", fmt.Errorf("%q is not a kind of board: hour, day, week, month or all_time", excerpt.Of(s))
+	if w, err := ParseWindow(s); err == nil {
+		return w.Kind(), nil
+	}
+	return "", fmt.Errorf("%q is not a kind of board: hour, day, week, month, all_time, or a rolling window such as 7d or 24h", excerpt.Of(s))
+}
+
+// Rolling reports whether k is a rolling window's board.
+func (k Kind) Rolling() bool {
+	_, err := ParseWindow(string(k))
+	return err == nil
+}
+
+// unit is the kind of period that places k's boards: k itself, or a
+// rolling window's bucket (an hour or a day).
+func (k Kind) unit() Kind {
+	if w, err := ParseWindow(string(k)); err == nil {
+		return w.Unit
+	}
+	return k
 }
 
 // Calendar places periods in a time zone, weeks starting on WeekStart.
@@ -129,6 +148,11 @@ func (p Period) String() string { return string(p.Kind) + " " + p.ID() }
 // At panics on a kind that is not one of the constants, as a caller that
 // skipped ParseKind has a bug.
 func (c Calendar) At(k Kind, t time.Time) Period {
+	if u := k.unit(); u != k {
+		p := c.At(u, t)
+		p.Kind = k
+		return p
+	}
 	switch k {
 	case AllTime:
 		return Period{Kind: AllTime}
@@ -185,6 +209,7 @@ func (c Calendar) Parse(k Kind, id string) (Period, error) {
 	}
 	p := c.At(k, start)
 	if !p.Start.Equal(start) {
+		k := k.unit()
 		return Period{}, fmt.Errorf("%q starts no %s in %s: the clock there shows %s, within the %s %s",
 			excerpt.Of(id), k, c.loc(), start.In(c.loc()).Format("Mon 2006-01-02 15:04:05 -07:00"), k, p.ID())
 	}
@@ -221,6 +246,7 @@ func parseStart(id string) (time.Time, error) {
 // which never ends, has 0.
 func (c Calendar) MaxLength(k Kind) time.Duration {
 	var longest time.Duration
+	k = k.unit()
 	switch k {
 	case AllTime:
 		return 0

@@ -35,9 +35,14 @@ func TestParseKind(t *testing.T) {
 			t.Errorf("ParseKind(%q): got %q, %v; want %q", k, got, err, k)
 		}
 	}
-	for _, s := range []string{"", "year", "Day", "all", "alltime", " hour"} {
+	for s, want := range map[string]Window{"7d": {7, Day}, "24h": {24, Hour}, "1d": {1, Day}, "744h": {744, Hour}} {
+		if got, err := ParseKind(s); got != Kind(s) || err != nil || !got.Rolling() || got.window() != want {
+			t.Errorf("ParseKind(%q): got %q, %v; want the window %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "year", "Day", "all", "alltime", " hour", "0d", "07d", "+7d", "7w", "d", "745h", "7D", "-1h"} {
 		_, err := ParseKind(s)
-		if err == nil || !strings.Contains(err.Error(), "hour, day, week, month or all_time") {
+		if err == nil || !strings.Contains(err.Error(), "hour, day, week, month, all_time, or a rolling window") {
 			t.Errorf("ParseKind(%q): got %v, want an error naming the kinds", s, err)
 		}
 	}

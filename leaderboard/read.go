@@ -24,6 +24,10 @@ type Board struct {
 	Period  Period // Kind says which board
 	Entries []Entry
 	Size    int // members on the board
+	// Incomplete reports a rolling board not yet pre-filled: members who
+	// did not write since its bucket began may be missing or short
+	// (Engine.PreFill; the scheduler fills it as soon as it can).
+	Incomplete bool
 }
 
 // MaxPage is the most entries one read returns.
@@ -79,11 +83,18 @@ func (e *Engine) Top(ctx context.Context, id string, k Kind, period string, offs
 		page = pipe.ZRevRangeWithScores(ctx, key, int64(offset), stop)
 	}
 	size := pipe.ZCard(ctx, key)
-	if _, err := pipe.Exec(ctx); err != nil {
+	var marker *redis.StringCmd
+	if k.Rolling() {
+		marker = pipe.Get(ctx, e.keys(l).filled(p))
+	}
+	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
 		return Board{}, league.RedisError("leaderboard read", err)
 	}
 	shift := math.Ldexp(1, int(l.tieBits[k]))
 	b := Board{Period: p, Size: int(size.Val()), Entries: make([]Entry, len(page.Val()))}
+	if marker != nil {
+		b.Incomplete = e.incomplete(l, p, marker.Val() == filledMark)
+	}
 	for i, z := range page.Val() {
 		b.Entries[i] = Entry{Rank: offset + i + 1, Member: z.Member.(string), Score: int64(math.Floor(z.Score / shift))}
 	}
@@ -108,24 +119,29 @@ func (e *Engine) Around(ctx context.Context, id string, k Kind, period, member s
 	if err != nil {
 		return Board{}, err
 	}
-	reply, err := e.run.Run(ctx, scripts.LBAround, true, []string{e.keys(l).board(p)}, member, n, l.orderArg()).Slice()
+	ks := []string{e.keys(l).board(p)}
+	if k.Rolling() {
+		ks = append(ks, e.keys(l).filled(p))
+	}
+	reply, err := e.run.Run(ctx, scripts.LBAround, true, ks, member, n, l.orderArg()).Slice()
 	if err != nil {
 		return Board{}, league.RedisError("leaderboard read", err)
 	}
 	first, _ := reply[0].(int64)
 	size, _ := reply[1].(int64)
+	filled, _ := reply[2].(int64)
 	if first < 0 {
 		return Board{}, league.Errorf(league.NotFound, "member %q is not on the %s board of %s", member, k, p.ID())
 	}
 	shift := math.Ldexp(1, int(l.tieBits[k]))
-	b := Board{Period: p, Size: int(size)}
-	for i := 2; i+1 < len(reply); i += 2 {
+	b := Board{Period: p, Size: int(size), Incomplete: e.incomplete(l, p, filled == 1)}
+	for i := 3; i+1 < len(reply); i += 2 {
 		m, _ := reply[i].(string)
 		packed, err := strconv.ParseFloat(fmt.Sprint(reply[i+1]), 64)
 		if err != nil {
 			return Board{}, league.RedisError("leaderboard read", err)
 		}
-		b.Entries = append(b.Entries, Entry{Rank: int(first) + (i-2)/2 + 1, Member: m, Score: int64(math.Floor(packed / shift))})
+		b.Entries = append(b.Entries, Entry{Rank: int(first) + (i-3)/2 + 1, Member: m, Score: int64(math.Floor(packed / shift))})
 	}
 	return b, nil
 }
@@ -140,6 +156,8 @@ type Standing struct {
 	// Previous is the period before (the all-time board: none) and the
 	// member's place on its board (Rank 0: not on it, or past retention).
 	Previous *Placement
+	// Incomplete reports a rolling board not yet pre-filled (Board).
+	Incomplete bool
 }
 
 // Member returns member on every board of leaderboard id, in Kinds order,
@@ -154,15 +172,22 @@ func (e *Engine) Member(ctx context.Context, id, member string) ([]Standing, err
 	}
 	k := e.keys(l)
 	ps := l.periodsAt(e.clock.Now())
-	ks := make([]string, 0, 2*len(ps))
+	ks := make([]string, 0, 2*len(ps)+len(l.Windows))
 	args := []any{member, l.orderArg()}
 	for _, p := range ps {
 		ks = append(ks, k.board(p), k.board(l.Calendar.Previous(p)))
 		args = append(args, l.tieBits[p.Kind])
 	}
+	rolling := ps[len(l.Kinds):]
+	for _, p := range rolling {
+		ks = append(ks, k.filled(p))
+	}
 	reply, err := e.run.Run(ctx, scripts.LBMember, true, ks, args...).Int64Slice()
 	if err != nil {
 		return nil, league.RedisError("leaderboard read", err)
+	}
+	if len(reply) != 5*len(ps)+len(rolling) {
+		return nil, league.RedisError("leaderboard read", fmt.Errorf("unexpected reply %v", reply))
 	}
 	out := make([]Standing, len(ps))
 	for i, p := range ps {
@@ -170,6 +195,9 @@ func (e *Engine) Member(ctx context.Context, id, member string) ([]Standing, err
 		out[i] = Standing{Period: p, Score: r[0], Rank: int(r[1]), Gap: r[2]}
 		if p.Kind != AllTime {
 			out[i].Previous = &Placement{Period: l.Calendar.Previous(p), Score: r[3], Rank: int(r[4])}
+		}
+		if j := i - len(l.Kinds); j >= 0 {
+			out[i].Incomplete = reply[5*len(ps)+j] == 0
 		}
 	}
 	return out, nil

@@ -52,14 +52,19 @@ func (e *Engine) Write(ctx context.Context, id string, w Write) (WriteResult, er
 		return WriteResult{}, err
 	}
 	now := e.clock.Now()
-	for attempt := 0; attempt < 3; attempt++ {
+	seed := false
+	for attempt := 0; attempt < 4; attempt++ {
 		ps := l.periodsAt(now)
-		ks, args := e.writeArgs(l, ps, w)
+		ks, args := e.writeArgs(l, ps, w, seed)
 		reply, err := e.run.Run(ctx, scripts.LBWrite, false, ks, args...).Slice()
 		if err != nil {
 			return WriteResult{}, writeError(err)
 		}
 		res, redisNow, err := l.writeResult(ps, w, reply)
+		if errors.Is(err, errNeedSeed) {
+			seed = true
+			continue
+		}
 		if redisNow.IsZero() {
 			return res, err
 		}
@@ -90,10 +95,11 @@ func (e *Engine) WriteBatch(ctx context.Context, id string, writes []Write) (res
 		}
 	}
 	now := e.clock.Now()
-	for attempt := 0; attempt < 3 && len(pending) > 0; attempt++ {
+	seed := make([]bool, len(writes))
+	for attempt := 0; attempt < 4 && len(pending) > 0; attempt++ {
 		ps := l.periodsAt(now)
 		cmds, err := e.run.Pipeline(ctx, scripts.LBWrite, len(pending), func(j int) ([]string, []any) {
-			return e.writeArgs(l, ps, writes[pending[j]])
+			return e.writeArgs(l, ps, writes[pending[j]], seed[pending[j]])
 		})
 		if err != nil {
 			return nil, nil, writeError(err)
@@ -108,7 +114,10 @@ func (e *Engine) WriteBatch(ctx context.Context, id string, writes []Write) (res
 			}
 			var redisNow time.Time
 			results[i], redisNow, errs[i] = l.writeResult(ps, writes[i], reply)
-			if !redisNow.IsZero() {
+			if errors.Is(errs[i], errNeedSeed) {
+				seed[i], errs[i] = true, nil
+				again = append(again, i)
+			} else if !redisNow.IsZero() {
 				again, later = append(again, i), redisNow
 			}
 		}
@@ -155,23 +164,26 @@ func (l *Leaderboard) checkWrite(w Write) error {
 	return nil
 }
 
-// periodsAt returns the period of each board at t, in Kinds order.
+// periodsAt returns the period of each board at t, in Boards order.
 func (l *Leaderboard) periodsAt(t time.Time) []Period {
-	ps := make([]Period, len(l.Kinds))
-	for i, k := range l.Kinds {
+	ps := make([]Period, len(l.boards))
+	for i, k := range l.boards {
 		ps[i] = l.Calendar.At(k, t)
 	}
 	return ps
 }
 
-// writeArgs returns lb_write.lua's KEYS and ARGV for w on the boards of ps.
-func (e *Engine) writeArgs(l *Leaderboard, ps []Period, w Write) ([]string, []any) {
+// writeArgs returns lb_write.lua's KEYS and ARGV for w on the boards of ps;
+// seed adds the buckets each rolling board sums, for a board not yet
+// filled.
+func (e *Engine) writeArgs(l *Leaderboard, ps []Period, w Write, seed bool) ([]string, []any) {
 	k := e.keys(l)
-	ks := make([]string, 0, len(ps)+1)
-	args := make([]any, 0, 8+6*len(ps))
-	args = append(args, e.clock.Arg(), len(ps), w.Member, string(l.Operator), w.Value, l.MaxScore, l.orderArg(),
-		(l.IdempotencyWindow + e.expiryLag).Milliseconds())
-	for _, p := range ps {
+	periodic, rolling := ps[:len(l.Kinds)], ps[len(l.Kinds):]
+	ks := make([]string, 0, len(periodic)+5*len(rolling)+1)
+	args := make([]any, 0, 11+6*len(ps))
+	args = append(args, e.clock.Arg(), len(periodic), w.Member, string(l.Operator), w.Value, l.MaxScore, l.orderArg(),
+		(l.IdempotencyWindow + e.expiryLag).Milliseconds(), len(rolling), flag(seed), flag(w.RequestID != ""))
+	for _, p := range periodic {
 		ks = append(ks, k.board(p))
 		start, end, checked, retention := p.Start, p.End, 1, ""
 		if p.Kind == AllTime {
@@ -181,10 +193,37 @@ func (e *Engine) writeArgs(l *Leaderboard, ps []Period, w Write) ([]string, []an
 		}
 		args = append(args, start.Unix(), end.Unix(), checked, l.tieBits[p.Kind], l.TieResolution.Milliseconds(), retention)
 	}
+	var bucketWritten Kind
+	for _, p := range rolling {
+		win := p.Kind.window()
+		next := l.Calendar.Next(p)
+		oldest := l.oldestBucket(p)
+		bucket := l.Calendar.At(win.Unit, p.Start)
+		ks = append(ks, k.bucket(bucket), k.board(p), k.board(next), k.bucket(oldest), k.filled(p))
+		bucketRetention := ""
+		if bucketWritten != win.Unit { // Windows are sorted by unit: the first of each writes the bucket
+			bucketWritten = win.Unit
+			bucketRetention = strconv.FormatInt((l.buckets[win.Unit] + e.expiryLag).Milliseconds(), 10)
+		}
+		args = append(args, p.Start.Unix(), p.End.Unix(), next.End.Unix(),
+			(l.Retention[p.Kind] + e.expiryLag).Milliseconds(), bucketRetention, win.N-1)
+		if seed {
+			for _, b := range l.Calendar.Buckets(p)[:win.N-1] {
+				ks = append(ks, k.bucket(b))
+			}
+		}
+	}
 	if w.RequestID != "" {
 		ks = append(ks, k.request(w.Scope, w.RequestID))
 	}
 	return ks, args
+}
+
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 func (l *Leaderboard) orderArg() string {
@@ -193,6 +232,10 @@ func (l *Leaderboard) orderArg() string {
 	}
 	return "desc"
 }
+
+// errNeedSeed means a rolling board the member is not on is not filled
+// yet: send the write again with the buckets the board sums.
+var errNeedSeed = errors.New("leaderboard: a rolling board needs its buckets")
 
 // writeResult reads lb_write.lua's reply. A non-zero redisNow means the
 // periods were not those at Redis's clock: compute them at redisNow and
@@ -224,6 +267,8 @@ func (l *Leaderboard) writeResult(ps []Period, w Write, reply []any) (res WriteR
 		return res, time.Time{}, &league.Error{Code: league.Overflow, Message: fmt.Sprintf(
 			"the %s would take %q's score on the %s board from %d past the maximum score %d; nothing was written",
 			l.Operator, w.Member, ps[i-1].Kind, current, l.MaxScore)}
+	case scripts.NeedSeed:
+		return res, time.Time{}, errNeedSeed
 	case scripts.Conflict:
 		return res, time.Time{}, &league.Error{Code: league.Conflict,
 			Message: fmt.Sprintf("request_id %q was already used for another member within the idempotency window", w.RequestID)}

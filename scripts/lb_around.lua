@@ -2,12 +2,14 @@
 -- n below, read in one round trip (read only; EVALSHA_RO).
 --
 -- KEYS[1] -> the board
+-- KEYS[2] -> (a rolling board) its pre-fill's progress, 'done' once filled
 -- ARGV[1] -> member
 -- ARGV[2] -> n
 -- ARGV[3] -> order: desc | asc
 --
--- Returns {first, size, member1, packed1, member2, packed2, ...}: the 0-based
--- rank of the window's first entry and the board's size; {-1, size} when the
+-- Returns {first, size, filled, member1, packed1, member2, packed2, ...}: the
+-- 0-based rank of the window's first entry, the board's size, and 1 when the
+-- board is filled (a periodic board always is); {-1, size, filled} when the
 -- member is not on the board.
 --
 -- uses: (no helpers)
@@ -20,8 +22,12 @@ else
   rank = redis.call('ZREVRANK', KEYS[1], ARGV[1])
 end
 local size = redis.call('ZCARD', KEYS[1])
+local filled = 1
+if KEYS[2] and redis.call('GET', KEYS[2]) ~= 'done' then
+  filled = 0
+end
 if not rank then
-  return {-1, size}
+  return {-1, size, filled}
 end
 local first = math.max(rank - n, 0)
 local window
@@ -30,7 +36,7 @@ if asc then
 else
   window = redis.call('ZREVRANGE', KEYS[1], first, rank + n, 'WITHSCORES')
 end
-local reply = {first, size}
+local reply = {first, size, filled}
 for i = 1, #window do
   reply[#reply + 1] = window[i]
 end

@@ -8,10 +8,13 @@
 -- ARGV[1] -> member
 -- ARGV[2] -> order: desc | asc
 -- ARGV[i + 2] -> board i's tie bits (the packed score is score * 2^bits + tie)
+-- and after the 2m board keys, one key per rolling board (the last r
+-- boards): its pre-fill's progress, 'done' once filled
 --
 -- Returns, per board i, five values from reply[5(i-1) + 1]:
 --   score, rank (0: not on the board), gap to the member above (-1: none
 --   above, or not on the board), previous score, previous rank (0: absent)
+-- then per rolling board, 1 when it is filled, 0 when not yet
 --
 -- uses: (no helpers)
 
@@ -43,7 +46,8 @@ local function place(key, shift)
   return score, rank + 1, gap
 end
 
-for i = 1, #KEYS / 2 do
+local m = #ARGV - 2
+for i = 1, m do
   local shift = 2 ^ tonumber(ARGV[i + 2])
   local score, rank, gap = place(KEYS[2 * i - 1], shift)
   local prev_score, prev_rank = place(KEYS[2 * i], shift)
@@ -52,5 +56,12 @@ for i = 1, #KEYS / 2 do
   reply[#reply + 1] = gap
   reply[#reply + 1] = prev_score
   reply[#reply + 1] = prev_rank
+end
+for k = 2 * m + 1, #KEYS do
+  if redis.call('GET', KEYS[k]) == 'done' then
+    reply[#reply + 1] = 1
+  else
+    reply[#reply + 1] = 0
+  end
 end
 return reply

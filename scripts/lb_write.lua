@@ -1,47 +1,68 @@
--- lb_write.lua: apply one write to every periodic board of a leaderboard
--- (hour, day, week, month, all time) in one atomic step, at most once per
--- request id. Every board is checked before any is written: a write that
--- would take one board past the maximum writes nothing.
+-- lb_write.lua: apply one write to every board of a leaderboard in one
+-- atomic step, at most once per request id: the periodic boards (hour, day,
+-- week, month, all time) and the rolling ones (the last N hours or days;
+-- leaderboard/window.go says how they stay exact). Every board is checked
+-- before any is written: a write that would take one board past the maximum
+-- writes nothing.
 --
--- KEYS[1..n] -> <ns>:lb:{L}:<kind>:<start>  the boards (all time: <ns>:lb:{L}:all_time)
--- KEYS[n+1]  -> <ns>:lb:{L}:q:<scope>:<id>  the request's stored result (only with a request id)
+-- KEYS[1..n] -> <ns>:lb:{L}:<kind>:<start>  the periodic boards (all time: <ns>:lb:{L}:all_time)
+-- then, per rolling board j, 5 keys and, when seeding, its seed keys:
+--   <ns>:lb:{L}:bucket:<unit>:<start(i)>       B(i), the bucket of now
+--   <ns>:lb:{L}:<window>:<start(i)>            S(i), the rolling board of now
+--   <ns>:lb:{L}:<window>:<start(i+1)>          S(i+1), the next one
+--   <ns>:lb:{L}:bucket:<unit>:<start(i-N+1)>   the oldest bucket S(i) sums (B(i) when N = 1)
+--   <ns>:lb:{L}:fill:<window>:<start(i)>       'done' once S(i) holds every member
+--   seed keys: B(i-N+1) .. B(i-1)
+-- last     -> <ns>:lb:{L}:q:<scope>:<id>      the request's stored result (only with a request id)
 -- ARGV[1] -> now in ms, or '' for Redis TIME
--- ARGV[2] -> n, the number of boards
+-- ARGV[2] -> n, the number of periodic boards
 -- ARGV[3] -> member
--- ARGV[4] -> operator: incr | decr | best | set
+-- ARGV[4] -> operator: incr | decr | best | set (rolling boards: incr | decr)
 -- ARGV[5] -> value (an integer >= 0)
 -- ARGV[6] -> the maximum score: every score stays within -max..max
 -- ARGV[7] -> order: desc (higher ranks first) | asc (lower ranks first)
 -- ARGV[8] -> idempotency window (ms)
--- then six per board i, from ARGV[9 + 6(i-1)]:
+-- ARGV[9] -> w, the number of rolling boards
+-- ARGV[10] -> '1' when the seed keys are given
+-- ARGV[11] -> '1' with a request id
+-- then six per periodic board i, from ARGV[12 + 6(i-1)]:
 --   start (Unix s), end (Unix s): the board's period, or the span first_reached
 --                                 counts over for the all-time board
 --   checked: 1 when now must fall in [start, end) (periodic boards), 0 (all time)
 --   tie bits: the low bits first_reached keeps (0: ties by member id; the same
---             on every board, so board 1's, ARGV[12], says for all)
+--             on every periodic board, so board 1's says for all)
 --   unit (ms) of first_reached's time
 --   retention (ms): how long the board stays after its period ends, '' for ever
+-- then six per rolling board j, from ARGV[12 + 6n + 6(j-1)]:
+--   start, end (Unix s) of bucket i; end (Unix s) of bucket i+1
+--   retention (ms) of the rolling boards
+--   retention (ms) of B(i), or '' when an earlier rolling board of the same
+--     unit writes it (windows of one unit share their buckets)
+--   the number of seed keys (N - 1)
 --
 -- Returns one of
---   {0, now, score1, rank1, ..., scoren, rankn}  written (or unchanged) at now (ms): each board's
---                                                score and 1-based rank
---   {1, at, score1, rank1, ...}                  a retry: the first write's result, made at at (ms)
+--   {0, now, score1, rank1, ..., scoren+w, rankn+w} written (or unchanged) at now (ms): each
+--                                            board's score and 1-based rank (0: not on it)
+--   {1, at, score1, rank1, ...}             a retry: the first write's result, made at at (ms)
 --   {2, now}                                a board's period is not the one at Redis's now (ms):
 --                                           recompute the periods and retry
 --   {7, i, score}                           board i would pass the maximum; its current score
 --   {8}                                     the request id was used for another member
+--   {14}                                    a rolling board the member is not on is not yet
+--                                           filled: send the seed keys
 --
 -- uses: int now_ms
 
-local n, member = tonumber(ARGV[2]), ARGV[3]
-local rid = KEYS[n + 1]
+local n, member, w = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[9])
+local seeding = ARGV[10] == '1'
+local rid = ARGV[11] == '1' and KEYS[#KEYS]
 if rid then
   -- stored: at:score1:rank1:...:member (members may hold ':', so it comes last)
   local stored = redis.call('GET', rid)
   if stored then
     local fields = {1}
     local pos = 1
-    for _ = 1, 2 * n + 1 do
+    for _ = 1, 2 * (n + w) + 1 do
       local stop = string.find(stored, ':', pos, true)
       fields[#fields + 1] = tonumber(string.sub(stored, pos, stop - 1))
       pos = stop + 1
@@ -53,23 +74,68 @@ if rid then
   end
 end
 
+-- The rolling boards' keys and arguments: rk[j] their first key, ra[j]
+-- their first argument.
+local rk, ra = {}, {}
+local key = n + 1
+for j = 1, w do
+  rk[j], ra[j] = key, 12 + 6 * n + 6 * (j - 1)
+  key = key + 5
+  if seeding then
+    key = key + tonumber(ARGV[ra[j] + 5])
+  end
+end
+
 local now = now_ms(ARGV[1])
 for i = 1, n do
-  local a = 9 + 6 * (i - 1)
+  local a = 12 + 6 * (i - 1)
   if ARGV[a + 2] == '1' and (now < tonumber(ARGV[a]) * 1000 or now >= tonumber(ARGV[a + 1]) * 1000) then
+    return {2, now}
+  end
+end
+for j = 1, w do
+  if now < tonumber(ARGV[ra[j]]) * 1000 or now >= tonumber(ARGV[ra[j] + 1]) * 1000 then
     return {2, now}
   end
 end
 
 local op, value, max, asc = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == 'asc'
+local delta = value
+if op == 'decr' then delta = -value end
+
+-- Rolling boards, read and checked before anything is written: the
+-- member's sum on S(i) (absent: zero once S(i) is filled; before that, the
+-- sum of its buckets, which the caller sends on request), and the new sum.
+local sums = {}
+for j = 1, w do
+  local k = rk[j]
+  local cur = redis.call('ZSCORE', KEYS[k + 1], member)
+  if cur then
+    cur = tonumber(cur)
+  elseif redis.call('GET', KEYS[k + 4]) == 'done' then
+    cur = 0
+  elseif seeding then
+    cur = tonumber(redis.call('ZSCORE', KEYS[k], member) or 0)
+    for s = k + 5, k + 4 + tonumber(ARGV[ra[j] + 5]) do
+      cur = cur + tonumber(redis.call('ZSCORE', KEYS[s], member) or 0)
+    end
+  else
+    return {14}
+  end
+  if cur + delta > max or cur + delta < -max then
+    return {7, n + j, cur}
+  end
+  sums[j] = cur + delta
+end
+
 local scores, fresh = {}, {}
-if (op == 'incr' or op == 'decr') and ARGV[12] == '0' then
+if n == 0 then
+  -- rolling boards only
+elseif (op == 'incr' or op == 'decr') and ARGV[15] == '0' then
   -- Sums without tie bits: one ZADD XX INCR a board (two for a member new
   -- to it), the result checked after; a write that takes a board past the
   -- maximum is undone on every board it touched, exactly: a member it
   -- added is removed again, a score it moved moved back.
-  local delta = value
-  if op == 'decr' then delta = -value end
   for i = 1, n do
     local score = redis.call('ZADD', KEYS[i], 'XX', 'INCR', delta, member)
     if score then
@@ -93,7 +159,7 @@ if (op == 'incr' or op == 'decr') and ARGV[12] == '0' then
 else
   local packed = {}
   for i = 1, n do
-    local a = 9 + 6 * (i - 1)
+    local a = 12 + 6 * (i - 1)
     local tb, unit = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
     local shift = 2 ^ tb
     local current = redis.call('ZSCORE', KEYS[i], member)
@@ -139,9 +205,26 @@ else
   end
 end
 
+local function rank(board)
+  local r
+  if asc then
+    r = redis.call('ZRANK', board, member)
+  else
+    r = redis.call('ZREVRANK', board, member)
+  end
+  if r then return r + 1 end
+  return 0
+end
+
 local reply, stored = {0, now}, int(now) .. ':'
+local function report(score, r)
+  reply[#reply + 1] = score
+  reply[#reply + 1] = r
+  stored = stored .. int(score) .. ':' .. r .. ':'
+end
+
 for i = 1, n do
-  local a = 9 + 6 * (i - 1)
+  local a = 12 + 6 * (i - 1)
   if fresh[i] and ARGV[a + 5] ~= '' then
     -- Set when a member first lands on the board (the board's first
     -- member made the key), not at every write: the deadline is the same,
@@ -151,16 +234,36 @@ for i = 1, n do
     local end_ms = tonumber(ARGV[a + 1]) * 1000
     redis.call('PEXPIRE', KEYS[i], end_ms + tonumber(ARGV[a + 5]) - now)
   end
-  local rank
-  if asc then
-    rank = redis.call('ZRANK', KEYS[i], member) + 1
-  else
-    rank = redis.call('ZREVRANK', KEYS[i], member) + 1
-  end
-  reply[#reply + 1] = scores[i]
-  reply[#reply + 1] = rank
-  stored = stored .. int(scores[i]) .. ':' .. rank .. ':'
+  report(scores[i], rank(KEYS[i]))
 end
+
+-- Rolling boards: B(i) += delta (once per unit), S(i) = the new sum, and
+-- S(i+1) = S(i) - B(i-N+1), the member's sum when the next bucket begins.
+-- A zero sum leaves the board (writes all move one way: zero means none).
+local function put(board, score, end_s, retention)
+  if score == 0 then
+    redis.call('ZREM', board, member)
+  elseif redis.call('ZADD', board, score, member) == 1 then
+    redis.call('PEXPIRE', board, end_s * 1000 + retention - now)
+  end
+end
+for j = 1, w do
+  local k, a = rk[j], ra[j]
+  if ARGV[a + 4] ~= '' and delta ~= 0 then
+    if not redis.call('ZADD', KEYS[k], 'XX', 'INCR', delta, member) then
+      redis.call('ZADD', KEYS[k], delta, member)
+      redis.call('PEXPIRE', KEYS[k], tonumber(ARGV[a + 1]) * 1000 + tonumber(ARGV[a + 4]) - now)
+    end
+  end
+  local retention = tonumber(ARGV[a + 3])
+  put(KEYS[k + 1], sums[j], tonumber(ARGV[a + 1]), retention)
+  local leaving = tonumber(redis.call('ZSCORE', KEYS[k + 3], member) or 0)
+  put(KEYS[k + 2], sums[j] - leaving, tonumber(ARGV[a + 2]), retention)
+  local r = 0
+  if sums[j] ~= 0 then r = rank(KEYS[k + 1]) end
+  report(sums[j], r)
+end
+
 if rid then
   redis.call('SET', rid, stored .. member, 'PX', ARGV[8])
 end

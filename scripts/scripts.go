@@ -43,6 +43,8 @@ var (
 	lbMember string
 	//go:embed lb_around.lua
 	lbAround string
+	//go:embed lb_fill.lua
+	lbFill string
 )
 
 // The scripts. See each .lua file for its contract.
@@ -61,6 +63,7 @@ var (
 	LBWrite  = redis.NewScript(assemble(lbWrite))
 	LBMember = redis.NewScript(assemble(lbMember))
 	LBAround = redis.NewScript(assemble(lbAround))
+	LBFill   = redis.NewScript(assemble(lbFill))
 )
 
 // helpers are common.lua's sections by name, in file order.
@@ -116,7 +119,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBFill}
 
 // Status is the first element of a script's reply.
 type Status int64
@@ -137,6 +140,8 @@ const (
 	Lost        Status = 11 // join: the league's data in Redis is not the data this process opened
 	OtherRules  Status = 12 // join: the record's period is decided under other ladder rules
 	OtherTier   Status = 13 // score: the player's tier code is not one the caller knows: reply[1]
+	NeedSeed    Status = 14 // leaderboard write: a rolling board is not filled yet; send its buckets
+	Busy        Status = 15 // leaderboard pre-fill: another process holds the lease
 )
 
 // Load loads every script into the server's script cache, so pipelines of
