@@ -82,8 +82,8 @@ var DefaultRetention = map[Kind]time.Duration{
 // Leaderboard is one leaderboard as configured. Init checks it and fills
 // in the defaults.
 type Leaderboard struct {
-	ID       string
-	Kinds    []Kind // its periodic boards; Init sorts them shortest first
+	ID    string
+	Kinds []Kind // its periodic boards; Init sorts them shortest first
 	// Windows are its rolling boards (sums, so incr or decr only); Init
 	// sorts them hours first, shortest first.
 	Windows  []Window
