@@ -224,12 +224,20 @@ func FuzzScoreValue(f *testing.F) {
 func TestLeaderboardRepliesMatchEncodingJSON(t *testing.T) {
 	day := leaderboard.Period{Kind: leaderboard.Day, Start: testPeriod.Start, End: testPeriod.Start.Add(24 * time.Hour)}
 	all := leaderboard.Period{Kind: leaderboard.AllTime}
+	l := &leaderboard.Leaderboard{ID: "kills", Kinds: []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime},
+		Windows: []leaderboard.Window{{N: 7, Unit: leaderboard.Day}}}
+	if err := l.Init(); err != nil {
+		t.Fatal(err)
+	}
+	week := leaderboard.Period{Kind: "7d", Start: day.Start, End: day.End}
 	w := lbWriteJSON{Leaderboard: "kills", Member: `a<"b">`, Replayed: true,
-		Boards: placements([]leaderboard.Placement{{Period: day, Score: -5, Rank: 2}, {Period: all, Score: 9, Rank: 1}})}
+		Boards: placements(l, []leaderboard.Placement{{Period: day, Score: -5, Rank: 2}, {Period: all, Score: 9, Rank: 1}, {Period: week, Score: 3, Rank: 4}})}
 	same(t, w, w)
-	b := lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(day), Size: 2,
+	b := lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, day), Size: 2,
 		Entries: []entryJSON{{Rank: 1, Member: "m\u2028", Score: 7}, {Rank: 2, Member: "n", Score: -1}}}
 	same(t, b, b)
-	same(t, lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(all), Entries: []entryJSON{}},
-		lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(all), Entries: []entryJSON{}})
+	same(t, lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, all), Entries: []entryJSON{}},
+		lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, all), Entries: []entryJSON{}})
+	same(t, lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, week), Incomplete: true, Entries: []entryJSON{{Rank: 1, Member: "m", Score: 7}}},
+		lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, week), Incomplete: true, Entries: []entryJSON{{Rank: 1, Member: "m", Score: 7}}})
 }

@@ -151,7 +151,7 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 	testsvc.Must(tb, err, "league.Open")
 	f.engine = e
 	kills := &leaderboard.Leaderboard{ID: "kills", Kinds: []leaderboard.Kind{leaderboard.Hour, leaderboard.Day,
-		leaderboard.Week, leaderboard.Month, leaderboard.AllTime}, MaxScore: 1000}
+		leaderboard.Week, leaderboard.Month, leaderboard.AllTime}, Windows: []leaderboard.Window{{N: 7, Unit: leaderboard.Day}}, MaxScore: 1000}
 	testsvc.Must(tb, kills.Init(), "leaderboard Init")
 	f.boards, err = leaderboard.Open(f.ctx, rdb, []*leaderboard.Leaderboard{kills},
 		leaderboard.WithNamespace(ns), leaderboard.WithClock(f.clock.Now), leaderboard.WithLogger(quiet))

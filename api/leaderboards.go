@@ -29,13 +29,20 @@ type periodJSON struct {
 	ID    string           `json:"period"`
 	Start *string          `json:"period_start"` // null for all_time
 	End   *string          `json:"period_end"`   // null for all_time
+	// WindowStart is where a rolling board's window begins (its oldest
+	// bucket's start; period_start is its last bucket's).
+	WindowStart *string `json:"window_start,omitempty"`
 }
 
-func newPeriodJSON(p leaderboard.Period) periodJSON {
+func newPeriodJSON(l *leaderboard.Leaderboard, p leaderboard.Period) periodJSON {
 	out := periodJSON{Kind: p.Kind, ID: p.ID()}
 	if p.Kind != leaderboard.AllTime {
 		start, end := rfc3339(p.Start), rfc3339(p.End)
 		out.Start, out.End = &start, &end
+	}
+	if p.Kind.Rolling() {
+		from := rfc3339(l.WindowStart(p))
+		out.WindowStart = &from
 	}
 	return out
 }
@@ -43,6 +50,7 @@ func newPeriodJSON(p leaderboard.Period) periodJSON {
 type leaderboardJSON struct {
 	ID            string       `json:"id"`
 	Periods       []string     `json:"periods"`
+	Rolling       []string     `json:"rolling"`
 	TimeZone      string       `json:"time_zone"`
 	WeekStart     string       `json:"week_start"`
 	ScoreOperator string       `json:"score_operator"`
@@ -59,9 +67,14 @@ func (s *Server) leaderboardSummary(l *leaderboard.Leaderboard) (leaderboardJSON
 	}
 	out := leaderboardJSON{ID: l.ID, TimeZone: l.Calendar.Loc.String(), WeekStart: l.Calendar.WeekStart.String(),
 		ScoreOperator: string(l.Operator), Order: string(l.Order), TieBreak: string(l.TieBreak), MaxScore: l.MaxScore}
-	for i, k := range l.Kinds {
-		out.Periods = append(out.Periods, string(k))
-		out.Current = append(out.Current, newPeriodJSON(cur[i]))
+	out.Periods, out.Rolling = []string{}, []string{}
+	for i, k := range l.Boards() {
+		if k.Rolling() {
+			out.Rolling = append(out.Rolling, string(k))
+		} else {
+			out.Periods = append(out.Periods, string(k))
+		}
+		out.Current = append(out.Current, newPeriodJSON(l, cur[i]))
 	}
 	return out, nil
 }
@@ -104,10 +117,10 @@ type placementJSON struct {
 	Rank  int   `json:"rank"`
 }
 
-func placements(ps []leaderboard.Placement) []placementJSON {
+func placements(l *leaderboard.Leaderboard, ps []leaderboard.Placement) []placementJSON {
 	out := make([]placementJSON, len(ps))
 	for i, p := range ps {
-		out[i] = placementJSON{periodJSON: newPeriodJSON(p.Period), Score: p.Score, Rank: p.Rank}
+		out[i] = placementJSON{periodJSON: newPeriodJSON(l, p.Period), Score: p.Score, Rank: p.Rank}
 	}
 	return out
 }
@@ -137,7 +150,7 @@ func (s *Server) lbScore(r *http.Request, caller *Key) (reply, error) {
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
-	return lbWriteJSON{Leaderboard: l.ID, Member: w.Member, Boards: placements(res.Boards), Replayed: res.Replayed}, nil
+	return lbWriteJSON{Leaderboard: l.ID, Member: w.Member, Boards: placements(l, res.Boards), Replayed: res.Replayed}, nil
 }
 
 type lbResultJSON struct {
@@ -171,7 +184,7 @@ func (s *Server) lbScoreBatch(r *http.Request, caller *Key) (reply, error) {
 			continue
 		}
 		replayed := results[i].Replayed
-		out[i].Boards, out[i].Replayed = placements(results[i].Boards), &replayed
+		out[i].Boards, out[i].Replayed = placements(l, results[i].Boards), &replayed
 	}
 	return marshal{struct {
 		Leaderboard string         `json:"leaderboard"`
@@ -188,8 +201,11 @@ type entryJSON struct {
 type lbBoardJSON struct {
 	Leaderboard string `json:"leaderboard"`
 	periodJSON
-	Size    int         `json:"size"`
-	Entries []entryJSON `json:"entries"`
+	Size int `json:"size"`
+	// Incomplete: a rolling board not yet pre-filled (members who did not
+	// write since its bucket began may be missing); false on the others.
+	Incomplete bool        `json:"incomplete"`
+	Entries    []entryJSON `json:"entries"`
 }
 
 // lbBoard serves a page of a board: from ?offset= (default 0), ?limit=
@@ -230,7 +246,7 @@ func (s *Server) lbBoard(r *http.Request, _ *Key) (reply, error) {
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
-	out := lbBoardJSON{Leaderboard: l.ID, periodJSON: newPeriodJSON(b.Period), Size: b.Size, Entries: make([]entryJSON, len(b.Entries))}
+	out := lbBoardJSON{Leaderboard: l.ID, periodJSON: newPeriodJSON(l, b.Period), Size: b.Size, Incomplete: b.Incomplete, Entries: make([]entryJSON, len(b.Entries))}
 	for i, e := range b.Entries {
 		out.Entries[i] = entryJSON{Rank: e.Rank, Member: e.Member, Score: e.Score}
 	}
@@ -256,6 +272,8 @@ type standingJSON struct {
 	Rank     int            `json:"rank"` // 0: not on the board
 	Gap      *int64         `json:"gap"`  // to the member just above; null: none above, or not on the board
 	Previous *placementJSON `json:"previous"`
+	// Incomplete: a rolling board not yet pre-filled (lbBoardJSON).
+	Incomplete bool `json:"incomplete"`
 }
 
 // lbMember serves one member on every board, with the period before.
@@ -271,13 +289,13 @@ func (s *Server) lbMember(r *http.Request, _ *Key) (reply, error) {
 	}
 	out := make([]standingJSON, len(st))
 	for i, b := range st {
-		out[i] = standingJSON{periodJSON: newPeriodJSON(b.Period), Score: b.Score, Rank: b.Rank}
+		out[i] = standingJSON{periodJSON: newPeriodJSON(l, b.Period), Score: b.Score, Rank: b.Rank, Incomplete: b.Incomplete}
 		if b.Gap >= 0 {
 			gap := b.Gap
 			out[i].Gap = &gap
 		}
 		if b.Previous != nil {
-			out[i].Previous = &placementJSON{periodJSON: newPeriodJSON(b.Previous.Period), Score: b.Previous.Score, Rank: b.Previous.Rank}
+			out[i].Previous = &placementJSON{periodJSON: newPeriodJSON(l, b.Previous.Period), Score: b.Previous.Score, Rank: b.Previous.Rank}
 		}
 	}
 	return marshal{struct {
@@ -297,7 +315,11 @@ func (p periodJSON) appendFields(b []byte, first bool) []byte {
 	b = appendStringField(b, "kind", string(p.Kind), first)
 	b = appendStringField(b, "period", p.ID, false)
 	b = appendOptionalString(appendKey(b, "period_start", false), p.Start)
-	return appendOptionalString(appendKey(b, "period_end", false), p.End)
+	b = appendOptionalString(appendKey(b, "period_end", false), p.End)
+	if p.WindowStart != nil {
+		b = appendString(appendKey(b, "window_start", false), *p.WindowStart)
+	}
+	return b
 }
 
 func appendOptionalString(b []byte, s *string) []byte {
@@ -331,6 +353,7 @@ func (bd lbBoardJSON) appendJSON(b []byte) ([]byte, error) {
 	b = appendStringField(append(b, '{'), "leaderboard", bd.Leaderboard, true)
 	b = bd.periodJSON.appendFields(b, false)
 	b = appendIntField(b, "size", int64(bd.Size))
+	b = appendBoolField(b, "incomplete", bd.Incomplete)
 	b = append(appendKey(b, "entries", false), '[')
 	for i, e := range bd.Entries {
 		if i > 0 {

@@ -19,6 +19,8 @@ func exerciseLeaderboards(t *testing.T, f *fixture) {
 	f.must("GET", "/v1/leaderboards/kills/boards/day", "")
 	f.must("GET", "/v1/leaderboards/kills/boards/all_time?offset=1&limit=2", "")
 	f.must("GET", "/v1/leaderboards/kills/boards/week?around=alice&limit=1", "")
+	f.must("GET", "/v1/leaderboards/kills/boards/7d", "")
+	f.must("GET", "/v1/leaderboards/kills/boards/7d?around=bob&limit=1", "")
 	f.must("GET", "/v1/leaderboards/kills/members/alice", "")
 	f.must("GET", "/v1/leaderboards/kills/members/nobody", "")
 	f.must("GET", "/v1/leaderboards", "")
@@ -46,6 +48,7 @@ func exerciseLeaderboards(t *testing.T, f *fixture) {
 		{"GET", "/v1/leaderboards/kills/boards/day?top=1", "", gameKey, 400},
 		{"GET", "/v1/leaderboards/kills/boards/day", "", noKey, 401},
 		{"GET", "/v1/leaderboards/kills/boards/year", "", gameKey, 404},
+		{"GET", "/v1/leaderboards/kills/boards/30d", "", gameKey, 404},
 		{"GET", "/v1/leaderboards/kills/boards/day?around=nobody", "", gameKey, 404},
 		{"GET", "/v1/leaderboards/kills/members/a%20b", "", gameKey, 400},
 		{"GET", "/v1/leaderboards/kills/members/alice", "", noKey, 401},
@@ -67,8 +70,8 @@ func TestLeaderboardRoutes(t *testing.T) {
 	exerciseLeaderboards(t, f)
 	w := f.must("POST", "/v1/leaderboards/kills/scores", `{"member":"alice","value":2}`)
 	boards := w["boards"].([]any)
-	if len(boards) != 5 {
-		t.Fatalf("boards %v, want 5", boards)
+	if len(boards) != 6 {
+		t.Fatalf("boards %v, want 6", boards)
 	}
 	for _, b := range boards {
 		b := b.(map[string]any)
@@ -79,6 +82,18 @@ func TestLeaderboardRoutes(t *testing.T) {
 	}
 	if got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/month", "", gameKey).Body.Bytes()); got["size"] != 3.0 {
 		t.Errorf("month board: %v, want alice, bob and carol (refused writes wrote nothing)", got)
+	}
+	// No pre-fill has run: the rolling board says it is incomplete, and
+	// is complete once filled.
+	if got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/7d", "", gameKey).Body.Bytes()); got["incomplete"] != true || got["size"] != 3.0 {
+		t.Errorf("7d board before a pre-fill: %v, want incomplete with alice, bob and carol", got)
+	}
+	if _, err := f.boards.PreFill(f.ctx, "kills"); err != nil {
+		t.Fatal(err)
+	}
+	got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/7d", "", gameKey).Body.Bytes())
+	if got["incomplete"] != false || got["window_start"] != "2026-11-10T00:00:00Z" {
+		t.Errorf("7d board after a pre-fill: %v, want complete, from 6 days before today", got)
 	}
 }
 

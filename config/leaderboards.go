@@ -11,6 +11,7 @@ import (
 type leaderboardFile struct {
 	ID                string              `yaml:"id"`
 	Periods           []string            `yaml:"periods"`
+	Rolling           []string            `yaml:"rolling"`
 	TimeZone          string              `yaml:"time_zone"`
 	WeekStart         string              `yaml:"week_start"`
 	ScoreOperator     string              `yaml:"score_operator"`
@@ -36,6 +37,13 @@ func (lf leaderboardFile) build() (*leaderboard.Leaderboard, error) {
 			return nil, fmt.Errorf("periods: %v", err)
 		}
 		l.Kinds = append(l.Kinds, k)
+	}
+	for _, r := range lf.Rolling {
+		w, err := leaderboard.ParseWindow(r)
+		if err != nil {
+			return nil, fmt.Errorf("rolling: %v", err)
+		}
+		l.Windows = append(l.Windows, w)
 	}
 	if lf.MaxScore != nil {
 		if *lf.MaxScore <= 0 {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/league-engine/league/leaderboard"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -176,6 +177,15 @@ leaderboards:
 	if _, err := Parse([]byte("leaderboards: [{id: a, periods: [day]}]\n")); err != nil {
 		t.Fatalf("leaderboards without leagues: %v", err)
 	}
+	// Rolling windows, with or without periodic boards.
+	c, err = Parse([]byte("leaderboards: [{id: a, periods: [day], rolling: [30d, 24h, 7d], retention: {7d: 3d}}, {id: b, rolling: [1h]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []leaderboard.Kind{"day", "24h", "7d", "30d"}
+	if l := c.Leaderboards[0]; !slices.Equal(l.Boards(), want) || l.Retention["7d"] != 72*time.Hour || l.Retention["30d"] != 48*time.Hour {
+		t.Fatalf("rolling: boards %v, retention %v", l.Boards(), l.Retention)
+	}
 }
 
 func TestLeaderboardsRejects(t *testing.T) {
@@ -194,6 +204,11 @@ func TestLeaderboardsRejects(t *testing.T) {
 		{"retention of a board it lacks", "leaderboards: [{id: a, periods: [day], retention: {hour: 1d}}]", "retention: hour is not a periodic board"},
 		{"retention too short", "leaderboards: [{id: a, periods: [day], retention: {day: 0s}}]", "retention.day: 0s is shorter than 1s"},
 		{"same id", "leaderboards: [{id: a, periods: [day]}, {id: a, periods: [day]}]", `leaderboard "a": id: configured twice`},
+		{"rolling window", "leaderboards: [{id: a, rolling: [7w]}]", `leaderboard "a": rolling: "7w" is not a rolling window: N days or N hours`},
+		{"rolling too long", "leaderboards: [{id: a, rolling: [745h]}]", `rolling: "745h" is not a rolling window`},
+		{"rolling twice", "leaderboards: [{id: a, rolling: [7d, 7d]}]", "rolling: 7d is listed twice"},
+		{"rolling best", "leaderboards: [{id: a, rolling: [7d], score_operator: best}]", "rolling: rolling boards are sums, so they go with score_operator incr or decr, not best"},
+		{"rolling retention", "leaderboards: [{id: a, rolling: [7d], retention: {30d: 1d}}]", "retention: 30d is not a rolling window of this leaderboard"},
 		{"key scope", "server: {keys: [{name: k, role: game, leaderboards: [b], secret: abcdefghijklmnop}]}\nleaderboards: [{id: a, periods: [day]}]",
 			`server.keys[0] (k).leaderboards: no leaderboard "b" in this config`},
 		{"nothing", "server: {}", "at least one league or leaderboard"},

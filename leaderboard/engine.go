@@ -166,3 +166,9 @@ func (k keys) lease() string { return k.prefix + "fill" }
 func BoardKey(ns, id string, p Period) string {
 	return keys{prefix: keyspace.Prefix(ns, keyspace.Leaderboard, id)}.board(p)
 }
+
+// BucketKey is the Redis key of leaderboard id's bucket b (an hour or a day
+// of its rolling windows) under namespace ns.
+func BucketKey(ns, id string, b Period) string {
+	return keys{prefix: keyspace.Prefix(ns, keyspace.Leaderboard, id)}.bucket(b)
+}

@@ -86,9 +86,9 @@ func (c Calendar) Buckets(p Period) []Period {
 	return out
 }
 
-// From returns when the window of the rolling board of period p begins: the
-// start of its oldest bucket.
-func (c Calendar) From(p Period) time.Time { return c.Buckets(p)[0].Start }
+// WindowStart returns when the window of the rolling board of period p
+// begins: the start of its oldest bucket.
+func (l *Leaderboard) WindowStart(p Period) time.Time { return l.oldestBucket(p).Start }
 
 // initWindows checks the rolling windows, sorts them, and sets their
 // retention (in retention) and their buckets'.
@@ -129,6 +129,10 @@ func (l *Leaderboard) initWindows(periodic map[Kind]bool, retention map[Kind]tim
 	}
 	return nil
 }
+
+// BucketRetention is how long the buckets of unit (Hour or Day) stay after
+// they end: until the last rolling board that sums them is filled.
+func (l *Leaderboard) BucketRetention(unit Kind) time.Duration { return l.buckets[unit] }
 
 // oldestCache remembers, per window, the oldest bucket of the current
 // rolling board: every write needs it, and stepping back N buckets through

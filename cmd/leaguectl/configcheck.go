@@ -71,6 +71,13 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 			fmt.Fprintf(w, "  board %s\tkey %s (current period %s, ends %s), kept %v after its period\n",
 				k, leaderboard.BoardKey(cfg.Namespace, l.ID, p), p.ID(), p.End.Format(time.RFC3339), l.Retention[k])
 		}
+		for _, win := range l.Windows {
+			p := l.Calendar.At(win.Kind(), now)
+			fmt.Fprintf(w, "  rolling %s\tkey %s (the last %d %ss, from %s; rolls at %s), kept %v after its last %s; "+
+				"buckets %s, kept %v\n", win.Kind(), leaderboard.BoardKey(cfg.Namespace, l.ID, p), win.N, win.Unit,
+				l.WindowStart(p).Format(time.RFC3339), p.End.Format(time.RFC3339), l.Retention[win.Kind()], win.Unit,
+				leaderboard.BucketKey(cfg.Namespace, l.ID, l.Calendar.At(win.Unit, now)), l.BucketRetention(win.Unit))
+		}
 	}
 	// The secrets as leagued would read them: a variable not set or a file
 	// not readable here is said, not fatal (config check may run elsewhere).
