@@ -15,12 +15,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/robfig/cron/v3"
 
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
 // Scheduler settles the leagues of an engine into a store.
 type Scheduler struct {
 	engine  *league.Engine
+	boards  *leaderboard.Engine // nil: no rolling boards to pre-fill
+	fills   *fillMetrics
 	store   league.Store
 	log     *slog.Logger
 	poll    time.Duration
@@ -62,7 +65,7 @@ func WithPoll(d time.Duration) Option { return func(s *Scheduler) { s.poll = d }
 
 // WithRegistry registers the settlement metrics on r.
 func WithRegistry(r prometheus.Registerer) Option {
-	return func(s *Scheduler) { s.metrics = newMetrics(r) }
+	return func(s *Scheduler) { s.metrics, s.fills = newMetrics(r), newFillMetrics(r) }
 }
 
 // WithProgress calls fn as a settlement moves through its steps.
@@ -92,7 +95,7 @@ func New(engine *league.Engine, store league.Store, opts ...Option) *Scheduler {
 		o(s)
 	}
 	if s.metrics == nil {
-		s.metrics = newMetrics(nil)
+		s.metrics, s.fills = newMetrics(nil), newFillMetrics(nil)
 	}
 	for _, l := range engine.Leagues() {
 		s.leagues[l.ID] = &runner{pending: make(chan struct{}, 1)}
@@ -117,7 +120,8 @@ func (s *Scheduler) progress(p Progress) {
 // Start settles whatever was missed while no process ran (catch-up, oldest
 // first), then settles at every boundary of every league and polls for
 // periods left unsettled. It also starts recording reward claims in the
-// store. It returns at once; Stop ends it.
+// store, and pre-filling rolling boards (WithLeaderboards; prefill.go). It
+// returns at once; Stop ends it.
 func (s *Scheduler) Start() {
 	s.cron = cron.New(cron.WithLocation(time.UTC))
 	for _, l := range s.engine.Leagues() {
@@ -127,6 +131,15 @@ func (s *Scheduler) Start() {
 		go s.loop(id)
 		go s.recordClaims(id)
 		s.trigger(id) // catch-up
+	}
+	if s.boards != nil {
+		for _, l := range s.boards.Leaderboards() {
+			if len(l.Windows) > 0 {
+				s.fills.start(l)
+				s.wg.Add(1)
+				go s.preFill(l)
+			}
+		}
 	}
 	s.cron.Start()
 }

@@ -174,7 +174,7 @@ func (d *daemon) run(ctx context.Context) error {
 		return err
 	}
 	sched := scheduler.New(engine, store, scheduler.WithPoll(cfg.Settlement.Poll),
-		scheduler.WithRegistry(reg), scheduler.WithLogger(log))
+		scheduler.WithRegistry(reg), scheduler.WithLogger(log), scheduler.WithLeaderboards(boards))
 
 	listen := cfg.Server.Listen
 	if len(cfg.Server.Keys) == 0 {
