@@ -43,6 +43,8 @@ commands:
   board          print a sub-board (REDIS_URL): -league L -board gold-3 [-period P]
   player         print a player's standing and history (REDIS_URL, DATABASE_URL): -league L -player ID
   restore        rebuild a league Redis lost from Postgres (REDIS_URL, DATABASE_URL): -league L
+  leaderboard    print a leaderboard's board (REDIS_URL): -leaderboard L -board 7d [-period P] [-offset N] [-limit N]
+  prefill        fill rolling boards now (REDIS_URL): [-leaderboard L]
   version        print the build (module version, VCS revision, Go)
 `
 
@@ -88,6 +90,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return player(ctx, rest, out)
 	case "restore":
 		return restore(ctx, rest, out)
+	case "leaderboard":
+		return leaderboardBoard(ctx, rest, out)
+	case "prefill":
+		return prefill(ctx, rest, out)
 	case "version", "-version", "--version":
 		if len(rest) > 0 {
 			return usageError{fmt.Errorf("version takes no arguments")}

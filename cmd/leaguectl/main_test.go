@@ -14,6 +14,7 @@ import (
 
 	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
@@ -272,5 +273,59 @@ leagues:
 	}
 	if strings.Contains(out.String(), "ops-secret") {
 		t.Errorf("a secret printed:\n%s", out.String())
+	}
+}
+
+// TestLeaderboardAndPrefill: leaguectl prints a rolling board, says it is
+// incomplete before any pre-fill, fills it, and then prints it complete.
+func TestLeaderboardAndPrefill(t *testing.T) {
+	ns := testsvc.Namespace(t)
+	rdb := testsvc.Redis(t, ns)
+	yaml := fmt.Sprintf("redis: {namespace: %s}\nleaderboards: [{id: votes, periods: [day], rolling: [7d, 24h]}]\n", ns)
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	testsvc.Must(t, os.WriteFile(path, []byte(yaml), 0o600), "write config")
+	t.Setenv("REDIS_URL", testsvc.RedisURL())
+	ctx := context.Background()
+	cfg, err := config.Parse([]byte(yaml))
+	testsvc.Must(t, err, "config")
+	lb, err := leaderboard.Open(ctx, rdb, cfg.Leaderboards, leaderboard.WithNamespace(ns))
+	testsvc.Must(t, err, "Open")
+	for i, m := range []string{"ann", "ben", "cid"} {
+		_, err := lb.Write(ctx, "votes", leaderboard.Write{Member: m, Value: int64(10 * (i + 1))})
+		testsvc.Must(t, err, "write")
+	}
+	var out bytes.Buffer
+	testsvc.Must(t, run(ctx, []string{"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "7d"}, &out), "leaderboard")
+	if s := out.String(); !strings.Contains(s, "3 members (incomplete") || !strings.Contains(s, "1     cid     30") {
+		t.Fatalf("before a pre-fill:\n%s", s)
+	}
+	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"prefill", "-config", path}, &out), "prefill")
+	if s := out.String(); strings.Count(s, "leaderboard votes") != 4 || !strings.Contains(s, "24h period") || !strings.Contains(s, "filled now from its buckets") {
+		t.Fatalf("prefill:\n%s", s)
+	}
+	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "7d", "-limit", "1"}, &out), "leaderboard")
+	if s := out.String(); strings.Contains(s, "incomplete") || !strings.Contains(s, "3 members") || strings.Contains(s, "ben") {
+		t.Fatalf("after the pre-fill:\n%s", s)
+	}
+	for _, args := range [][]string{
+		{"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "7w"},
+		{"leaderboard", "-config", path, "-leaderboard", "votes"},
+	} {
+		var u usageError
+		if err := run(ctx, args, &out); !errors.As(err, &u) {
+			t.Errorf("%v: %v, want a usage error", args, err)
+		}
+	}
+	for args, want := range map[string][]string{
+		`unknown leaderboard "nope"`:        {"prefill", "-config", path, "-leaderboard", "nope"},
+		`keeps no 30d board`:                {"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "30d"},
+		`limit: 0 is outside 1..1000`:       {"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "day", "-limit", "0"},
+		`unknown leaderboard "nope"` + " ": {"leaderboard", "-config", path, "-leaderboard", "nope", "-board", "day"},
+	} {
+		if err := run(ctx, want, &out); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(args)) {
+			t.Errorf("%v: %v, want %q", want, err, args)
+		}
 	}
 }

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/league-engine/league/internal/words"
+	"github.com/league-engine/league/leaderboard"
+)
+
+// openLeaderboards connects as open does and opens the leaderboard engine.
+func openLeaderboards(ctx context.Context, path string) (*env, *leaderboard.Engine, error) {
+	e, err := connectAll(ctx, path, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	lb, err := leaderboard.Open(ctx, e.rdb, e.cfg.Leaderboards, leaderboard.WithNamespace(e.cfg.Namespace), leaderboard.WithLogger(quiet()))
+	if err != nil {
+		e.close()
+		return nil, nil, err
+	}
+	return e, lb, nil
+}
+
+// leaderboardBoard prints a page of a leaderboard's board.
+func leaderboardBoard(ctx context.Context, args []string, out io.Writer) error {
+	fs, path := flags("leaderboard")
+	id := fs.String("leaderboard", "", "leaderboard id (required)")
+	kind := fs.String("board", "", "board: hour, day, week, month, all_time, or a rolling window such as 7d (required)")
+	period := fs.String("period", "", "period id (default: the current period)")
+	offset := fs.Int("offset", 0, "ranks to skip")
+	limit := fs.Int("limit", 20, "entries to print, at most 1000")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *id == "" || *kind == "" {
+		return usageError{fmt.Errorf("leaderboard: -leaderboard and -board are required")}
+	}
+	k, err := leaderboard.ParseKind(*kind)
+	if err != nil {
+		return usageError{fmt.Errorf("leaderboard: -board: %v", err)}
+	}
+	e, lb, err := openLeaderboards(ctx, *path)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	b, err := lb.Top(ctx, *id, k, *period, *offset, *limit)
+	if err != nil {
+		return err
+	}
+	note := ""
+	if b.Incomplete {
+		note = " (incomplete: not pre-filled yet; run leaguectl prefill)"
+	}
+	fmt.Fprintf(out, "leaderboard %s board %s period %s (ends %s): %s%s\n", *id, k, b.Period.ID(),
+		endOf(b.Period), words.Count(b.Size, "member"), note)
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "rank\tmember\tscore")
+	for _, en := range b.Entries {
+		fmt.Fprintf(w, "%d\t%s\t%d\n", en.Rank, en.Member, en.Score)
+	}
+	return w.Flush()
+}
+
+func endOf(p leaderboard.Period) string {
+	if p.Kind == leaderboard.AllTime {
+		return "never"
+	}
+	return p.End.Format("2006-01-02T15:04:05Z07:00")
+}
+
+// prefill fills a leaderboard's rolling boards now: the current ones left
+// incomplete by downtime, and the next ones ahead of their boundary. Safe
+// while leagued runs: a lease keeps one process filling at a time.
+func prefill(ctx context.Context, args []string, out io.Writer) error {
+	fs, path := flags("prefill")
+	id := fs.String("leaderboard", "", "leaderboard id (default: every leaderboard with rolling windows)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	e, lb, err := openLeaderboards(ctx, *path)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	var ids []string
+	for _, l := range lb.Leaderboards() {
+		if (*id == "" && len(l.Windows) > 0) || l.ID == *id {
+			ids = append(ids, l.ID)
+		}
+	}
+	if *id != "" && len(ids) == 0 {
+		_, err := lb.Leaderboard(*id)
+		return err
+	}
+	for _, l := range ids {
+		fills, err := lb.PreFill(ctx, l)
+		if err != nil {
+			return err
+		}
+		if len(fills) == 0 {
+			fmt.Fprintf(out, "leaderboard %s: no rolling windows\n", l)
+		}
+		for _, f := range fills {
+			state := "filled"
+			switch {
+			case f.Busy:
+				state = "another process is filling it (its lease); run again in a few seconds"
+			case f.Method == "previous":
+				state = fmt.Sprintf("filled now from the board before, %s added", words.Count(f.Added, "member"))
+			case f.Method == "buckets":
+				state = fmt.Sprintf("filled now from its buckets, %s added", words.Count(f.Added, "member"))
+			}
+			fmt.Fprintf(out, "leaderboard %s %s period %s: %s\n", l, f.Period.Kind, f.Period.ID(), state)
+		}
+	}
+	return nil
+}
