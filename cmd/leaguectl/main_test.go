@@ -319,9 +319,9 @@ func TestLeaderboardAndPrefill(t *testing.T) {
 		}
 	}
 	for args, want := range map[string][]string{
-		`unknown leaderboard "nope"`:        {"prefill", "-config", path, "-leaderboard", "nope"},
-		`keeps no 30d board`:                {"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "30d"},
-		`limit: 0 is outside 1..1000`:       {"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "day", "-limit", "0"},
+		`unknown leaderboard "nope"`:       {"prefill", "-config", path, "-leaderboard", "nope"},
+		`keeps no 30d board`:               {"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "30d"},
+		`limit: 0 is outside 1..1000`:      {"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "day", "-limit", "0"},
 		`unknown leaderboard "nope"` + " ": {"leaderboard", "-config", path, "-leaderboard", "nope", "-board", "day"},
 	} {
 		if err := run(ctx, want, &out); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(args)) {
