@@ -20,7 +20,10 @@ func TestRedisCluster(t *testing.T) {
 	ctx := context.Background()
 	var boards []*leaderboard.Leaderboard
 	for i := range 6 {
-		boards = append(boards, newLeaderboard(t, func(l *leaderboard.Leaderboard) { l.ID = fmt.Sprintf("lb%d", i) }))
+		boards = append(boards, newLeaderboard(t, func(l *leaderboard.Leaderboard) {
+			l.ID = fmt.Sprintf("lb%d", i)
+			l.Windows = []leaderboard.Window{{N: 30, Unit: leaderboard.Day}, {N: 24, Unit: leaderboard.Hour}}
+		}))
 	}
 	clock := testsvc.NewClock(start)
 	e, err := leaderboard.Open(ctx, rdb, boards, leaderboard.WithNamespace(ns), leaderboard.WithClock(clock.Now))
@@ -49,6 +52,20 @@ func TestRedisCluster(t *testing.T) {
 		testsvc.Must(t, err, "member in %s", l.ID)
 		if st[0].Rank != 10 || st[0].Gap != 1 {
 			t.Errorf("%s: m10 %+v", l.ID, st[0])
+		}
+		// Rolling boards: written before any pre-fill (each write read its
+		// 29 and 23 buckets), then filled, on the leaderboard's node.
+		fills, err := e.PreFill(ctx, l.ID)
+		testsvc.Must(t, err, "pre-fill %s", l.ID)
+		if len(fills) != 4 || !fills[3].Filled {
+			t.Errorf("%s: fills %+v", l.ID, fills)
+		}
+		for _, k := range []leaderboard.Kind{"30d", "24h"} {
+			b, err := e.Top(ctx, l.ID, k, "", 0, 3)
+			testsvc.Must(t, err, "top of %s %s", l.ID, k)
+			if got := entries(b.Entries); got != "1.m19=20 2.m18=19 3.m17=18 " || b.Size != 20 || b.Incomplete {
+				t.Errorf("%s %s: %s (size %d, incomplete %v)", l.ID, k, got, b.Size, b.Incomplete)
+			}
 		}
 	}
 }
