@@ -2,8 +2,11 @@ package config
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/leaderboard"
 )
 
@@ -21,6 +24,7 @@ type leaderboardFile struct {
 	MaxScore          *int64              `yaml:"max_score"`
 	Retention         map[string]duration `yaml:"retention"`
 	IdempotencyWindow duration            `yaml:"idempotency_window"`
+	CarryOver         map[string]string   `yaml:"carry_over"`
 }
 
 // build checks the entry and returns the leaderboard, Init done.
@@ -75,6 +79,21 @@ func (lf leaderboardFile) build() (*leaderboard.Leaderboard, error) {
 				return nil, err
 			}
 		}
+	}
+	for kind, share := range lf.CarryOver {
+		k, err := leaderboard.ParseKind(kind)
+		if err != nil {
+			return nil, fmt.Errorf("carry_over: %v", err)
+		}
+		digits, ok := strings.CutSuffix(share, "%")
+		n, err := strconv.Atoi(digits)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("carry_over.%s: %q is not a share in percent, such as 10%%", kind, excerpt.Of(share))
+		}
+		if l.CarryOver == nil {
+			l.CarryOver = map[leaderboard.Kind]int{}
+		}
+		l.CarryOver[k] = n
 	}
 	if err := l.Init(); err != nil {
 		return nil, err

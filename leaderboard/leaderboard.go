@@ -101,6 +101,11 @@ type Leaderboard struct {
 	Retention map[Kind]time.Duration
 	// IdempotencyWindow is how long a write's request id is remembered.
 	IdempotencyWindow time.Duration
+	// CarryOver is, per periodic kind, the share (percent, 1-100) of a
+	// member's score in a period the next period's board opens with: set
+	// by every write of the period, rounded towards zero. A member who
+	// does not write in a period carries nothing on from it.
+	CarryOver map[Kind]int
 
 	tieBits map[Kind]uint          // low bits FirstReached keeps, by kind
 	boards  []Kind                 // Kinds, then the Windows' kinds: the order of writes and replies
@@ -182,6 +187,14 @@ func (l *Leaderboard) Init() error {
 	for _, k := range l.Kinds {
 		if _, set := retention[k]; !set && k != AllTime {
 			retention[k] = DefaultRetention[k]
+		}
+	}
+	for k, share := range l.CarryOver {
+		if !seen[k] || k == AllTime {
+			return fmt.Errorf("carry_over: %s is not a periodic board of this leaderboard (the all-time board has no next period)", k)
+		}
+		if share < 1 || share > 100 {
+			return fmt.Errorf("carry_over.%s: %d%% is not a share from 1%% to 100%%", k, share)
 		}
 	}
 	if err := l.initWindows(seen, retention); err != nil {

@@ -213,6 +213,20 @@ func (e *Engine) writeArgs(l *Leaderboard, ps []Period, w Write, seed bool) ([]s
 			}
 		}
 	}
+	carries := 0
+	for _, p := range periodic {
+		if l.CarryOver[p.Kind] > 0 {
+			carries++
+		}
+	}
+	args = append(args, carries)
+	for i, p := range periodic {
+		if share := l.CarryOver[p.Kind]; share > 0 {
+			next := l.Calendar.Next(p)
+			ks = append(ks, k.board(next))
+			args = append(args, i+1, share, next.Start.Unix(), next.End.Unix())
+		}
+	}
 	if w.RequestID != "" {
 		ks = append(ks, k.request(w.Scope, w.RequestID))
 	}

@@ -13,6 +13,7 @@
 --   <ns>:lb:{L}:bucket:<unit>:<start(i-N+1)>   the oldest bucket S(i) sums (B(i) when N = 1)
 --   <ns>:lb:{L}:fill:<window>:<start(i)>       'done' once S(i) holds every member
 --   seed keys: B(i-N+1) .. B(i-1)
+-- then, per carry-over c, the board of the period after periodic board i's
 -- last     -> <ns>:lb:{L}:q:<scope>:<id>      the request's stored result (only with a request id)
 -- ARGV[1] -> now in ms, or '' for Redis TIME
 -- ARGV[2] -> n, the number of periodic boards
@@ -39,6 +40,9 @@
 --   retention (ms) of B(i), or '' when an earlier rolling board of the same
 --     unit writes it (windows of one unit share their buckets)
 --   the number of seed keys (N - 1)
+-- then ARGV[12 + 6n + 6w] -> c, the number of carry-overs, and four per carry-over:
+--   i, the periodic board that carries; its share in percent (1-100); start and
+--   end (Unix s) of the period after i's
 --
 -- Returns one of
 --   {0, now, score1, rank1, ..., scoren+w, rankn+w} written (or unchanged) at now (ms): each
@@ -262,6 +266,32 @@ for j = 1, w do
   local r = 0
   if sums[j] ~= 0 then r = rank(KEYS[k + 1]) end
   report(sums[j], r)
+end
+
+-- Carry-over: the next period's board opens with a share of this period's
+-- score (rounded towards zero), set at every write rather than by a job at
+-- the boundary (seed 003). Until the next period begins its board holds
+-- nothing else, so setting it keeps it exact. A carried score ranks ahead
+-- of the same score reached in the next period (first_reached: as if
+-- reached before it began).
+local c0 = 12 + 6 * n + 6 * w
+for c = 1, tonumber(ARGV[c0]) do
+  local a = c0 + 1 + 4 * (c - 1)
+  local i = tonumber(ARGV[a])
+  local b = 12 + 6 * (i - 1)
+  local carried = math.floor(math.abs(scores[i]) * tonumber(ARGV[a + 1]) / 100)
+  if scores[i] < 0 then carried = -carried end
+  local nextb = KEYS[key + c - 1]
+  if carried == 0 then
+    redis.call('ZREM', nextb, member)
+  else
+    local tb = tonumber(ARGV[b + 3])
+    local shift, tie = 2 ^ tb, 0
+    if tb > 0 and not asc then tie = shift - 1 end
+    if redis.call('ZADD', nextb, carried * shift + tie, member) == 1 then
+      redis.call('PEXPIRE', nextb, tonumber(ARGV[a + 3]) * 1000 + tonumber(ARGV[b + 5]) - now)
+    end
+  end
 end
 
 if rid then
