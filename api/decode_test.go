@@ -37,7 +37,7 @@ func FuzzDecoder(f *testing.F) {
 			sameString(t, body, "name", join.name, fields)
 			sameString(t, body, "avatar", join.avatar, fields)
 		}
-		score := writeRequest{whoField: "player_id"}
+		score := writeRequest{shape: playerWriteShape}
 		if decodeString(body, func(d *decoder) error { return score.decode(d, "body", "") }) == nil {
 			fields := exactFields(t, body)
 			sameString(t, body, "player_id", score.who, fields)
@@ -56,7 +56,7 @@ func FuzzDecoder(f *testing.F) {
 			}
 		}
 		decodeString(body, func(d *decoder) error { // must not panic
-			_, err := decodeBatch(d, "member", func(who string, v int64, rid string) string { return who })
+			_, err := decodeBatch(d, boardWriteShape, func(f writeFields) string { return f.who })
 			return err
 		})
 	})

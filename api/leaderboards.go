@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -126,8 +127,13 @@ func placements(l *leaderboard.Leaderboard, ps []leaderboard.Placement) []placem
 }
 
 // lbWrite builds a leaderboard write from a decoded write.
-func lbWrite(member string, value int64, requestID, scope string) leaderboard.Write {
-	return leaderboard.Write{Member: member, Value: value, RequestID: requestID, Scope: scope}
+func lbWrite(f writeFields, scope string) leaderboard.Write {
+	return leaderboard.Write{Member: f.who, Value: f.value, RequestID: f.requestID, Scope: scope}
+}
+
+// lbBoardWrite builds a write to a leaderboard named in the write.
+func lbBoardWrite(f writeFields, scope string) leaderboard.BoardWrite {
+	return leaderboard.BoardWrite{Leaderboard: f.group, Write: lbWrite(f, scope)}
 }
 
 type lbWriteJSON struct {
@@ -142,7 +148,7 @@ func (s *Server) lbScore(r *http.Request, caller *Key) (reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := readWrite(r, "member", caller, lbWrite)
+	w, err := readWrite(r, memberWriteShape, caller, lbWrite)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +173,7 @@ func (s *Server) lbScoreBatch(r *http.Request, caller *Key) (reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	writes, err := readBatch(r, "member", caller, lbWrite)
+	writes, err := readBatch(r, memberWriteShape, caller, lbWrite)
 	if err != nil {
 		return nil, err
 	}
@@ -190,6 +196,54 @@ func (s *Server) lbScoreBatch(r *http.Request, caller *Key) (reply, error) {
 		Leaderboard string         `json:"leaderboard"`
 		Results     []lbResultJSON `json:"results"`
 	}{l.ID, out}}, nil
+}
+
+type lbManyResultJSON struct {
+	Leaderboard string `json:"leaderboard"`
+	lbResultJSON
+}
+
+// lbScoreMany applies up to 1,000 writes over several leaderboards in one
+// round trip, each write naming its leaderboard. A write naming a
+// leaderboard the key may not call, or none configured, refuses the whole
+// batch, as a malformed body does: nothing is written.
+func (s *Server) lbScoreMany(r *http.Request, caller *Key) (reply, error) {
+	writes, err := readBatch(r, boardWriteShape, caller, lbBoardWrite)
+	if err != nil {
+		return nil, err
+	}
+	for i, w := range writes {
+		field := "writes[" + strconv.Itoa(i) + "].leaderboard"
+		if !caller.mayCallLeaderboard(w.Leaderboard) {
+			return nil, &league.Error{Code: league.Forbidden, Field: field,
+				Message: fmt.Sprintf("key %q may not call leaderboard %q", caller.Name, excerpt.Of(w.Leaderboard))}
+		}
+		if s.boards == nil {
+			return nil, &league.Error{Code: league.NotFound, Field: field, Message: fmt.Sprintf("unknown leaderboard %q", excerpt.Of(w.Leaderboard))}
+		}
+		if _, err := s.boards.Leaderboard(w.Leaderboard); err != nil {
+			return nil, &league.Error{Code: league.NotFound, Field: field, Message: err.Error()}
+		}
+	}
+	results, errs, err := s.boards.WriteMany(r.Context(), writes)
+	if err != nil {
+		return nil, s.redisErr(err)
+	}
+	out := make([]lbManyResultJSON, len(writes))
+	for i, w := range writes {
+		out[i].Leaderboard, out[i].Member = w.Leaderboard, w.Member
+		if errs[i] != nil {
+			s.redisErr(errs[i])
+			out[i].Error = newErrorBody(errs[i])
+			continue
+		}
+		l, _ := s.boards.Leaderboard(w.Leaderboard)
+		replayed := results[i].Replayed
+		out[i].Boards, out[i].Replayed = placements(l, results[i].Boards), &replayed
+	}
+	return marshal{struct {
+		Results []lbManyResultJSON `json:"results"`
+	}{out}}, nil
 }
 
 type entryJSON struct {

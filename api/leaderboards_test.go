@@ -16,6 +16,7 @@ func exerciseLeaderboards(t *testing.T, f *fixture) {
 	f.must("POST", "/v1/leaderboards/kills/scores", `{"member":"bob","value":7,"request_id":"r1"}`)
 	f.must("POST", "/v1/leaderboards/kills/scores", `{"member":"bob","value":7,"request_id":"r1"}`) // replayed
 	f.must("POST", "/v1/leaderboards/kills/scores/batch", `{"writes":[{"member":"carol","value":1},{"member":"alice","value":5000}]}`)
+	f.must("POST", "/v1/leaderboards/scores/batch", `{"writes":[{"leaderboard":"kills","member":"dan","value":2},{"member":"erin","value":1,"leaderboard":"kills","request_id":"m1"},{"leaderboard":"kills","member":"dan","value":5000}]}`)
 	f.must("GET", "/v1/leaderboards/kills/boards/day", "")
 	f.must("GET", "/v1/leaderboards/kills/boards/all_time?offset=1&limit=2", "")
 	f.must("GET", "/v1/leaderboards/kills/boards/week?around=alice&limit=1", "")
@@ -38,6 +39,9 @@ func exerciseLeaderboards(t *testing.T, f *fixture) {
 		{"POST", "/v1/leaderboards/kills/scores", `{"member":"bob","value":999}`, gameKey, 422},
 		{"POST", "/v1/leaderboards/kills/scores", `{"member":"a","value":1}` + strings.Repeat(" ", api.MaxBody), gameKey, 413},
 		{"POST", "/v1/leaderboards/kills/scores/batch", `{"writes":[{"member":"a"}]}`, gameKey, 400},
+		{"POST", "/v1/leaderboards/scores/batch", `{"writes":[{"member":"a","value":1}]}`, gameKey, 400},
+		{"POST", "/v1/leaderboards/scores/batch", `{"writes":[{"leaderboard":"kills","member":"a","value":1},{"leaderboard":"nope","member":"a","value":1}]}`, gameKey, 404},
+		{"POST", "/v1/leaderboards/scores/batch", `{"writes":[]}`, noKey, 401},
 		{"POST", "/v1/leaderboards/kills/scores/batch", `{"writes":[]}`, noKey, 401},
 		{"POST", "/v1/leaderboards/nope/scores/batch", `{"writes":[]}`, gameKey, 404},
 		{"POST", "/v1/leaderboards/kills/scores/batch", `{"writes":[` + strings.Repeat(`{"member":"a","value":1},`, 45000) + `]}`, gameKey, 413},
@@ -80,13 +84,13 @@ func TestLeaderboardRoutes(t *testing.T) {
 			t.Errorf("%v board: alice %v at rank %v, want 7 at rank 2", b["kind"], b["score"], b["rank"])
 		}
 	}
-	if got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/month", "", gameKey).Body.Bytes()); got["size"] != 3.0 {
-		t.Errorf("month board: %v, want alice, bob and carol (refused writes wrote nothing)", got)
+	if got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/month", "", gameKey).Body.Bytes()); got["size"] != 5.0 {
+		t.Errorf("month board: %v, want alice, bob, carol, dan and erin (refused writes and batches wrote nothing)", got)
 	}
 	// No pre-fill has run: the rolling board says it is incomplete, and
 	// is complete once filled.
-	if got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/7d", "", gameKey).Body.Bytes()); got["incomplete"] != true || got["size"] != 3.0 {
-		t.Errorf("7d board before a pre-fill: %v, want incomplete with alice, bob and carol", got)
+	if got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/7d", "", gameKey).Body.Bytes()); got["incomplete"] != true || got["size"] != 5.0 {
+		t.Errorf("7d board before a pre-fill: %v, want incomplete with alice, bob, carol, dan and erin", got)
 	}
 	if _, err := f.boards.PreFill(f.ctx, "kills"); err != nil {
 		t.Fatal(err)
@@ -106,6 +110,10 @@ func TestLeaderboardScopes(t *testing.T) {
 	w := f.do("POST", "/v1/leaderboards/kills/scores", `{"member":"a","value":1}`, euKey)
 	if _, msg := errorOf(t, w); w.Code != http.StatusForbidden || !strings.Contains(msg, `may not call leaderboard "kills"`) {
 		t.Fatalf("write outside the key's scope: %d %q", w.Code, msg)
+	}
+	w = f.do("POST", "/v1/leaderboards/scores/batch", `{"writes":[{"leaderboard":"kills","member":"a","value":1}]}`, euKey)
+	if _, msg := errorOf(t, w); w.Code != http.StatusForbidden || !strings.Contains(msg, `writes[0].leaderboard: key "eu" may not call leaderboard "kills"`) {
+		t.Fatalf("a batch with a write outside the key's scope: %d %q", w.Code, msg)
 	}
 	w = f.do("GET", "/v1/leaderboards", "", euKey)
 	if got := decodeJSON(t, w.Body.Bytes())["leaderboards"].([]any); len(got) != 0 {

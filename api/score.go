@@ -7,13 +7,13 @@ import (
 )
 
 // scoreWrite builds a league's score write from a decoded write.
-func scoreWrite(player string, value int64, requestID, scope string) league.ScoreWrite {
-	return league.ScoreWrite{Player: player, Value: value, RequestID: requestID, Scope: scope}
+func scoreWrite(f writeFields, scope string) league.ScoreWrite {
+	return league.ScoreWrite{Player: f.who, Value: f.value, RequestID: f.requestID, Scope: scope}
 }
 
 func (s *Server) score(r *http.Request, caller *Key) (reply, error) {
 	leagueID := r.PathValue("league")
-	w, err := readWrite(r, "player_id", caller, scoreWrite)
+	w, err := readWrite(r, playerWriteShape, caller, scoreWrite)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func (s *Server) score(r *http.Request, caller *Key) (reply, error) {
 // engine refuses fail on their own, in their place in "results".
 func (s *Server) scoreBatch(r *http.Request, caller *Key) (reply, error) {
 	leagueID := r.PathValue("league")
-	writes, err := readBatch(r, "player_id", caller, scoreWrite)
+	writes, err := readBatch(r, playerWriteShape, caller, scoreWrite)
 	if err != nil {
 		return nil, err
 	}

@@ -182,6 +182,7 @@ func (s *Server) routes() {
 	s.handle("GET /v1/leaderboards/{leaderboard}", game, s.leaderboard)
 	s.handle("POST /v1/leaderboards/{leaderboard}/scores", game, s.lbScore)
 	s.handle("POST /v1/leaderboards/{leaderboard}/scores/batch", game, s.lbScoreBatch)
+	s.handle("POST /v1/leaderboards/scores/batch", game, s.lbScoreMany)
 	s.handle("GET /v1/leaderboards/{leaderboard}/boards/{kind}", game, s.lbBoard, takes("period", "offset", "limit", "around"))
 	s.handle("GET /v1/leaderboards/{leaderboard}/members/{member}", game, s.lbMember)
 

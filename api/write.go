@@ -7,27 +7,49 @@ import (
 	"github.com/league-engine/league/league"
 )
 
-// writeRequest is one write, {"<who>","value","request_id"}: who is
-// "player_id" in a league's score write and "member" in a leaderboard's.
-// It is the body of POST .../scores and an element of a batch. value is the
-// raw token until scoreValue reads it, nil when missing; it points into the
-// pooled body buffer, so fields() must run before decodeBody returns.
+// writeShape names the fields of a write: who is "player_id" in a
+// league's score write and "member" in a leaderboard's; group, when not
+// empty, is a field every write must have ("leaderboard", in a batch over
+// several leaderboards).
+type writeShape struct{ who, group string }
+
+var (
+	playerWriteShape       = writeShape{who: "player_id"}
+	memberWriteShape      = writeShape{who: "member"}
+	boardWriteShape = writeShape{who: "member", group: "leaderboard"}
+)
+
+// writeRequest is one write, {"<who>","value","request_id"} (and
+// "<group>"). It is the body of POST .../scores and an element of a batch.
+// value is the raw token until scoreValue reads it, nil when missing; it
+// points into the pooled body buffer, so fields() must run before
+// decodeBody returns.
 type writeRequest struct {
-	whoField       string
-	who, requestID *string
-	value          []byte
+	shape                 writeShape
+	who, requestID, group *string
+	value                 []byte
+}
+
+// writeFields are a decoded write's fields.
+type writeFields struct {
+	who       string
+	value     int64
+	requestID string
+	group     string // "" unless the shape has a group
 }
 
 // decode decodes the object; prefix names the element of a batch in
 // errors ("writes[3].").
 func (req *writeRequest) decode(d *decoder, what, prefix string) error {
 	return d.object(what, func(field []byte) error {
-		switch string(field) {
-		case req.whoField:
-			return d.string(prefix+req.whoField, &req.who)
-		case "request_id":
+		switch f := string(field); {
+		case f == req.shape.who:
+			return d.string(prefix+f, &req.who)
+		case f == req.shape.group && f != "":
+			return d.string(prefix+f, &req.group)
+		case f == "request_id":
 			return d.string(prefix+"request_id", &req.requestID)
-		case "value":
+		case f == "value":
 			if req.value != nil {
 				return invalid(prefix+"value", "given twice")
 			}
@@ -40,26 +62,31 @@ func (req *writeRequest) decode(d *decoder, what, prefix string) error {
 }
 
 // fields checks the fields a write must have and returns them.
-func (req *writeRequest) fields(prefix string) (who string, value int64, requestID string, err error) {
-	if who, err = required(prefix+req.whoField, req.who); err != nil {
-		return "", 0, "", err
+func (req *writeRequest) fields(prefix string) (f writeFields, err error) {
+	if req.shape.group != "" {
+		if f.group, err = required(prefix+req.shape.group, req.group); err != nil {
+			return f, err
+		}
 	}
-	if value, err = scoreValue(prefix+"value", req.value); err != nil {
-		return "", 0, "", err
+	if f.who, err = required(prefix+req.shape.who, req.who); err != nil {
+		return f, err
 	}
-	return who, value, optionalString(req.requestID), nil
+	if f.value, err = scoreValue(prefix+"value", req.value); err != nil {
+		return f, err
+	}
+	f.requestID = optionalString(req.requestID)
+	return f, nil
 }
 
-// buildWrite makes a product's write of a decoded one: who, its value and
-// request id, and the scope its request id belongs to (the caller's key
-// name).
-type buildWrite[T any] func(who string, value int64, requestID, scope string) T
+// buildWrite makes a product's write of a decoded one, with the scope its
+// request id belongs to (the caller's key name).
+type buildWrite[T any] func(f writeFields, scope string) T
 
 // readWrite reads the body of a single write (a league's score write, a
 // leaderboard's write), its request id in the caller's scope.
-func readWrite[T any](r *http.Request, whoField string, caller *Key, build buildWrite[T]) (w T, err error) {
+func readWrite[T any](r *http.Request, shape writeShape, caller *Key, build buildWrite[T]) (w T, err error) {
 	err = decodeBody(r, false, func(d *decoder) (err error) {
-		w, err = decodeWrite(d, whoField, func(who string, v int64, rid string) T { return build(who, v, rid, caller.Name) })
+		w, err = decodeWrite(d, shape, func(f writeFields) T { return build(f, caller.Name) })
 		return err
 	})
 	return w, err
@@ -67,10 +94,10 @@ func readWrite[T any](r *http.Request, whoField string, caller *Key, build build
 
 // readBatch reads the body of a batch, {"writes":[...]}, each write's
 // request id in the caller's scope.
-func readBatch[T any](r *http.Request, whoField string, caller *Key, build buildWrite[T]) ([]T, error) {
+func readBatch[T any](r *http.Request, shape writeShape, caller *Key, build buildWrite[T]) ([]T, error) {
 	var writes *[]T
 	if err := decodeBody(r, false, func(d *decoder) (err error) {
-		writes, err = decodeBatch(d, whoField, func(who string, v int64, rid string) T { return build(who, v, rid, caller.Name) })
+		writes, err = decodeBatch(d, shape, func(f writeFields) T { return build(f, caller.Name) })
 		return err
 	}); err != nil {
 		return nil, err
@@ -82,23 +109,23 @@ func readBatch[T any](r *http.Request, whoField string, caller *Key, build build
 }
 
 // decodeWrite decodes the body of a single write into a T made by build.
-func decodeWrite[T any](d *decoder, whoField string, build func(who string, value int64, requestID string) T) (T, error) {
-	req := writeRequest{whoField: whoField}
+func decodeWrite[T any](d *decoder, shape writeShape, build func(writeFields) T) (T, error) {
+	req := writeRequest{shape: shape}
 	var zero T
 	if err := req.decode(d, "body", ""); err != nil {
 		return zero, err
 	}
-	who, v, rid, err := req.fields("")
+	f, err := req.fields("")
 	if err != nil {
 		return zero, err
 	}
-	return build(who, v, rid), nil
+	return build(f), nil
 }
 
 // decodeBatch decodes {"writes":[...]}, at most league.MaxBatch of them; a
 // malformed element fails the whole body, naming it ("writes[3].value").
 // nil: the body had no writes field.
-func decodeBatch[T any](d *decoder, whoField string, build func(who string, value int64, requestID string) T) (*[]T, error) {
+func decodeBatch[T any](d *decoder, shape writeShape, build func(writeFields) T) (*[]T, error) {
 	var writes *[]T
 	err := d.object("body", func(field []byte) error {
 		if string(field) != "writes" {
@@ -114,12 +141,12 @@ func decodeBatch[T any](d *decoder, whoField string, build func(who string, valu
 				return invalid("writes", "more than %d writes; send at most %d a batch", league.MaxBatch, league.MaxBatch)
 			}
 			what := "writes[" + strconv.Itoa(i) + "]"
-			item := writeRequest{whoField: whoField}
+			item := writeRequest{shape: shape}
 			if err := item.decode(d, what, what+"."); err != nil {
 				return err
 			}
-			who, v, rid, err := item.fields(what + ".")
-			ws = append(ws, build(who, v, rid))
+			f, err := item.fields(what + ".")
+			ws = append(ws, build(f))
 			*writes = ws
 			return err
 		})

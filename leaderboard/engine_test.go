@@ -368,3 +368,29 @@ func TestConcurrentWritesAddUp(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteMany: one batch over several leaderboards, each write on its
+// own leaderboard's boards; a write to an unknown leaderboard fails alone.
+func TestWriteMany(t *testing.T) {
+	f := open(t, testsvc.Backends[0], nil)
+	second := newLeaderboard(t, func(l *leaderboard.Leaderboard) {
+		l.ID, l.Kinds, l.Operator = "laps", []leaderboard.Kind{leaderboard.Day}, leaderboard.Best
+	})
+	e, err := leaderboard.Open(f.ctx, f.rdb, []*leaderboard.Leaderboard{newLeaderboard(t, nil), second},
+		leaderboard.WithNamespace(f.ns), leaderboard.WithClock(f.clock.Now))
+	testsvc.Must(t, err, "Open")
+	res, errs, err := e.WriteMany(f.ctx, []leaderboard.BoardWrite{
+		{Leaderboard: "kills", Write: leaderboard.Write{Member: "a", Value: 3}},
+		{Leaderboard: "laps", Write: leaderboard.Write{Member: "a", Value: 9}},
+		{Leaderboard: "nope", Write: leaderboard.Write{Member: "a", Value: 1}},
+		{Leaderboard: "laps", Write: leaderboard.Write{Member: "a", Value: 4}},
+		{Leaderboard: "kills", Write: leaderboard.Write{Member: "a", Value: 2}},
+	})
+	testsvc.Must(t, err, "WriteMany")
+	if league.ErrorCode(errs[2]) != league.NotFound || errs[0] != nil || errs[1] != nil || errs[3] != nil || errs[4] != nil {
+		t.Fatalf("errs %v", errs)
+	}
+	if len(res[0].Boards) != 5 || len(res[1].Boards) != 1 || res[3].Boards[0].Score != 9 || res[4].Boards[0].Score != 5 {
+		t.Fatalf("results %+v", res)
+	}
+}

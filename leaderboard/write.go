@@ -79,27 +79,54 @@ func (e *Engine) Write(ctx context.Context, id string, w Write) (WriteResult, er
 // and the others still apply. err is the batch's own failure (Redis
 // unreachable), when nothing is known of any write.
 func (e *Engine) WriteBatch(ctx context.Context, id string, writes []Write) (results []WriteResult, errs []error, err error) {
-	l, err := e.Leaderboard(id)
-	if err != nil {
+	if _, err := e.Leaderboard(id); err != nil {
 		return nil, nil, err
 	}
+	many := make([]BoardWrite, len(writes))
+	for i, w := range writes {
+		many[i] = BoardWrite{Leaderboard: id, Write: w}
+	}
+	return e.WriteMany(ctx, many)
+}
+
+// BoardWrite is a write to the leaderboard it names.
+type BoardWrite struct {
+	Leaderboard string
+	Write
+}
+
+// WriteMany applies up to MaxBatch writes, each to the leaderboard it
+// names, in one round trip (on Redis Cluster, one per node holding them),
+// as WriteBatch: each atomic on its own, a write to an unknown leaderboard
+// refused (NotFound) like any other bad write.
+func (e *Engine) WriteMany(ctx context.Context, writes []BoardWrite) (results []WriteResult, errs []error, err error) {
 	if len(writes) > MaxBatch {
 		return nil, nil, &league.Error{Code: league.Invalid, Field: "writes",
 			Message: fmt.Sprintf("%d writes; send at most %d a batch", len(writes), MaxBatch)}
 	}
 	results, errs = make([]WriteResult, len(writes)), make([]error, len(writes))
+	boards := make([]*Leaderboard, len(writes))
 	var pending []int
 	for i, w := range writes {
-		if errs[i] = l.checkWrite(w); errs[i] == nil {
-			pending = append(pending, i)
+		if boards[i], errs[i] = e.Leaderboard(w.Leaderboard); errs[i] == nil {
+			if errs[i] = boards[i].checkWrite(w.Write); errs[i] == nil {
+				pending = append(pending, i)
+			}
 		}
 	}
 	now := e.clock.Now()
 	seed := make([]bool, len(writes))
 	for attempt := 0; attempt < 4 && len(pending) > 0; attempt++ {
-		ps := l.periodsAt(now)
+		periods := map[*Leaderboard][]Period{} // each leaderboard's at now
+		ps := make([][]Period, len(pending))
 		cmds, err := e.run.Pipeline(ctx, scripts.LBWrite, len(pending), func(j int) ([]string, []any) {
-			return e.writeArgs(l, ps, writes[pending[j]], seed[pending[j]])
+			i := pending[j]
+			l := boards[i]
+			if periods[l] == nil {
+				periods[l] = l.periodsAt(now)
+			}
+			ps[j] = periods[l]
+			return e.writeArgs(l, ps[j], writes[i].Write, seed[i])
 		})
 		if err != nil {
 			return nil, nil, writeError(err)
@@ -113,7 +140,7 @@ func (e *Engine) WriteBatch(ctx context.Context, id string, writes []Write) (res
 				continue
 			}
 			var redisNow time.Time
-			results[i], redisNow, errs[i] = l.writeResult(ps, writes[i], reply)
+			results[i], redisNow, errs[i] = boards[i].writeResult(ps[j], writes[i].Write, reply)
 			if errors.Is(errs[i], errNeedSeed) {
 				seed[i], errs[i] = true, nil
 				again = append(again, i)
