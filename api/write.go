@@ -14,9 +14,9 @@ import (
 type writeShape struct{ who, group string }
 
 var (
-	playerWriteShape       = writeShape{who: "player_id"}
-	memberWriteShape      = writeShape{who: "member"}
-	boardWriteShape = writeShape{who: "member", group: "leaderboard"}
+	playerWriteShape = writeShape{who: "player_id"}
+	memberWriteShape = writeShape{who: "member"}
+	boardWriteShape  = writeShape{who: "member", group: "leaderboard"}
 )
 
 // writeRequest is one write, {"<who>","value","request_id"} (and
