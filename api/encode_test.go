@@ -238,6 +238,8 @@ func TestLeaderboardRepliesMatchEncodingJSON(t *testing.T) {
 	same(t, b, b)
 	same(t, lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, all), Entries: []entryJSON{}},
 		lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, all), Entries: []entryJSON{}})
+	same(t, lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, day), Archived: true, Entries: []entryJSON{}},
+		lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, day), Archived: true, Entries: []entryJSON{}})
 	same(t, lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, week), Incomplete: true, Entries: []entryJSON{{Rank: 1, Member: "m", Score: 7}}},
 		lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, week), Incomplete: true, Entries: []entryJSON{{Rank: 1, Member: "m", Score: 7}}})
 }

@@ -151,10 +151,11 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 	testsvc.Must(tb, err, "league.Open")
 	f.engine = e
 	kills := &leaderboard.Leaderboard{ID: "kills", Kinds: []leaderboard.Kind{leaderboard.Hour, leaderboard.Day,
-		leaderboard.Week, leaderboard.Month, leaderboard.AllTime}, Windows: []leaderboard.Window{{N: 7, Unit: leaderboard.Day}}, MaxScore: 1000}
+		leaderboard.Week, leaderboard.Month, leaderboard.AllTime}, Windows: []leaderboard.Window{{N: 7, Unit: leaderboard.Day}}, MaxScore: 1000,
+		Retention: map[leaderboard.Kind]time.Duration{leaderboard.Hour: time.Hour}, Archive: &leaderboard.ArchivePolicy{Kinds: []leaderboard.Kind{leaderboard.Hour}}}
 	testsvc.Must(tb, kills.Init(), "leaderboard Init")
 	f.boards, err = leaderboard.Open(f.ctx, rdb, []*leaderboard.Leaderboard{kills},
-		leaderboard.WithNamespace(ns), leaderboard.WithClock(f.clock.Now), leaderboard.WithLogger(quiet))
+		leaderboard.WithNamespace(ns), leaderboard.WithClock(f.clock.Now), leaderboard.WithLogger(quiet), leaderboard.WithArchive(f.store))
 	testsvc.Must(tb, err, "leaderboard.Open")
 	f.settler = &fakeSettler{store: f.store}
 	cfg := api.Config{

@@ -258,8 +258,10 @@ type lbBoardJSON struct {
 	Size int `json:"size"`
 	// Incomplete: a rolling board not yet pre-filled (members who did not
 	// write since its bucket began may be missing); false on the others.
-	Incomplete bool        `json:"incomplete"`
-	Entries    []entryJSON `json:"entries"`
+	Incomplete bool `json:"incomplete"`
+	// Archived: a period past its Redis retention, read from the archive.
+	Archived bool        `json:"archived,omitempty"`
+	Entries  []entryJSON `json:"entries"`
 }
 
 // lbBoard serves a page of a board: from ?offset= (default 0), ?limit=
@@ -300,7 +302,7 @@ func (s *Server) lbBoard(r *http.Request, _ *Key) (reply, error) {
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
-	out := lbBoardJSON{Leaderboard: l.ID, periodJSON: newPeriodJSON(l, b.Period), Size: b.Size, Incomplete: b.Incomplete, Entries: make([]entryJSON, len(b.Entries))}
+	out := lbBoardJSON{Leaderboard: l.ID, periodJSON: newPeriodJSON(l, b.Period), Size: b.Size, Incomplete: b.Incomplete, Archived: b.Archived, Entries: make([]entryJSON, len(b.Entries))}
 	for i, e := range b.Entries {
 		out.Entries[i] = entryJSON{Rank: e.Rank, Member: e.Member, Score: e.Score}
 	}
@@ -408,6 +410,9 @@ func (bd lbBoardJSON) appendJSON(b []byte) ([]byte, error) {
 	b = bd.periodJSON.appendFields(b, false)
 	b = appendIntField(b, "size", int64(bd.Size))
 	b = appendBoolField(b, "incomplete", bd.Incomplete)
+	if bd.Archived {
+		b = appendBoolField(b, "archived", true)
+	}
 	b = append(appendKey(b, "entries", false), '[')
 	for i, e := range bd.Entries {
 		if i > 0 {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/league-engine/league/api"
 )
@@ -99,6 +100,20 @@ func TestLeaderboardRoutes(t *testing.T) {
 	if got["incomplete"] != false || got["window_start"] != "2026-11-10T00:00:00Z" {
 		t.Errorf("7d board after a pre-fill: %v, want complete, from 6 days before today", got)
 	}
+	// The hour closes, is archived, and once past its hour of retention
+	// reads from the archive.
+	hour := f.clock.Now().Truncate(time.Hour)
+	f.clock.Set(hour.Add(time.Hour + time.Minute))
+	if _, err := f.boards.Archive(f.ctx, "kills"); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Set(hour.Add(2*time.Hour + time.Minute))
+	path := "/v1/leaderboards/kills/boards/hour?limit=2&period=" + hour.UTC().Format("20060102T150405Z")
+	got = f.must("GET", path, "")
+	if got["archived"] != true || got["size"] != 5.0 || len(got["entries"].([]any)) != 2 {
+		t.Errorf("an archived hour: %v", got)
+	}
+	f.must("GET", path+"&around=carol", "")
 }
 
 // TestLeaderboardScopes: a key opens only its leaderboards.

@@ -25,6 +25,13 @@ type leaderboardFile struct {
 	Retention         map[string]duration `yaml:"retention"`
 	IdempotencyWindow duration            `yaml:"idempotency_window"`
 	CarryOver         map[string]string   `yaml:"carry_over"`
+	Archive           *archiveFile        `yaml:"archive"`
+}
+
+// archiveFile mirrors a leaderboard's archive: section.
+type archiveFile struct {
+	Periods []string `yaml:"periods"`
+	Top     int      `yaml:"top"`
 }
 
 // build checks the entry and returns the leaderboard, Init done.
@@ -94,6 +101,16 @@ func (lf leaderboardFile) build() (*leaderboard.Leaderboard, error) {
 			l.CarryOver = map[leaderboard.Kind]int{}
 		}
 		l.CarryOver[k] = n
+	}
+	if a := lf.Archive; a != nil {
+		l.Archive = &leaderboard.ArchivePolicy{Top: a.Top}
+		for _, p := range a.Periods {
+			k, err := leaderboard.ParseKind(p)
+			if err != nil {
+				return nil, fmt.Errorf("archive.periods: %v", err)
+			}
+			l.Archive.Kinds = append(l.Archive.Kinds, k)
+		}
 	}
 	if err := l.Init(); err != nil {
 		return nil, err

@@ -178,12 +178,13 @@ leaderboards:
 		t.Fatalf("leaderboards without leagues: %v", err)
 	}
 	// Rolling windows, with or without periodic boards.
-	c, err = Parse([]byte("leaderboards: [{id: a, periods: [day], rolling: [30d, 24h, 7d], retention: {7d: 3d}, carry_over: {day: 10%}}, {id: b, rolling: [1h]}]\n"))
+	c, err = Parse([]byte("leaderboards: [{id: a, periods: [day], rolling: [30d, 24h, 7d], retention: {7d: 3d}, carry_over: {day: 10%}, archive: {top: 100}}, {id: b, rolling: [1h]}]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []leaderboard.Kind{"day", "24h", "7d", "30d"}
-	if l := c.Leaderboards[0]; !slices.Equal(l.Boards(), want) || l.Retention["7d"] != 72*time.Hour || l.Retention["30d"] != 48*time.Hour || l.CarryOver["day"] != 10 {
+	if l := c.Leaderboards[0]; !slices.Equal(l.Boards(), want) || l.Retention["7d"] != 72*time.Hour || l.Retention["30d"] != 48*time.Hour || l.CarryOver["day"] != 10 ||
+		l.Archive.Top != 100 || !slices.Equal(l.Archive.Kinds, []leaderboard.Kind{"day"}) {
 		t.Fatalf("rolling: boards %v, retention %v", l.Boards(), l.Retention)
 	}
 }
@@ -204,6 +205,10 @@ func TestLeaderboardsRejects(t *testing.T) {
 		{"retention of a board it lacks", "leaderboards: [{id: a, periods: [day], retention: {hour: 1d}}]", "retention: hour is not a periodic board"},
 		{"retention too short", "leaderboards: [{id: a, periods: [day], retention: {day: 0s}}]", "retention.day: 0s is shorter than 1s"},
 		{"same id", "leaderboards: [{id: a, periods: [day]}, {id: a, periods: [day]}]", `leaderboard "a": id: configured twice`},
+		{"archive all time", "leaderboards: [{id: a, periods: [day, all_time], archive: {periods: [all_time]}}]", "archive.periods: all_time is not a periodic board"},
+		{"archive nothing", "leaderboards: [{id: a, periods: [all_time], archive: {}}]", "archive: the leaderboard has no periodic board to archive"},
+		{"archive top", "leaderboards: [{id: a, periods: [day], archive: {top: -1}}]", "archive.top: -1 is negative"},
+		{"archive rolling", "leaderboards: [{id: a, periods: [day], rolling: [7d], archive: {periods: [7d]}}]", "archive.periods: 7d is not a periodic board"},
 		{"carry over kind", "leaderboards: [{id: a, periods: [day], carry_over: {week: 10%}}]", "carry_over: week is not a periodic board of this leaderboard"},
 		{"carry over all time", "leaderboards: [{id: a, periods: [all_time], carry_over: {all_time: 10%}}]", "carry_over: all_time is not a periodic board"},
 		{"carry over share", "leaderboards: [{id: a, periods: [day], carry_over: {day: 10}}]", `carry_over.day: "10" is not a share in percent`},

@@ -22,6 +22,7 @@ type Store struct {
 	outcomes    map[string]map[string][]entry // league -> player -> entries by period
 	standings   map[string]map[string]standing
 	claims      map[claimKey]league.Claim
+	archives    map[archiveKey]archivedPeriod // leaderboard.go
 }
 
 type key struct {
@@ -53,6 +54,7 @@ func New() *Store {
 		outcomes:    map[string]map[string][]entry{},
 		standings:   map[string]map[string]standing{},
 		claims:      map[claimKey]league.Claim{},
+		archives:    map[archiveKey]archivedPeriod{},
 	}
 }
 

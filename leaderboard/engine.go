@@ -31,7 +31,8 @@ type Engine struct {
 	boards    map[string]*Leaderboard
 	prefixes  map[string]keys // by leaderboard id, built once
 	ids       []string
-	token     string // this engine's name in the pre-fill lease
+	token     string  // this engine's name in the pre-fill lease
+	archive   Archive // nil: no archive
 }
 
 // Option configures an Engine.
@@ -53,6 +54,11 @@ func WithSharedRoundTrips(n int) Option { return func(e *Engine) { e.shared = n 
 // whose keys may expire up to d early (the embedded one; see
 // league.WithExpiryLag).
 func WithExpiryLag(d time.Duration) Option { return func(e *Engine) { e.expiryLag = max(d, 0) } }
+
+// WithArchive stores closed periods in a (Engine.Archive), for the
+// leaderboards whose ArchivePolicy says so, and reads their periods past
+// retention from it.
+func WithArchive(a Archive) Option { return func(e *Engine) { e.archive = a } }
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }

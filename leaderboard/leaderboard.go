@@ -106,6 +106,10 @@ type Leaderboard struct {
 	// by every write of the period, rounded towards zero. A member who
 	// does not write in a period carries nothing on from it.
 	CarryOver map[Kind]int
+	// Archive, when set, has the scheduler store closed periods'
+	// standings (Engine.Archive), and reads of a period past its
+	// retention come from there.
+	Archive *ArchivePolicy
 
 	tieBits map[Kind]uint          // low bits FirstReached keeps, by kind
 	boards  []Kind                 // Kinds, then the Windows' kinds: the order of writes and replies
@@ -196,6 +200,9 @@ func (l *Leaderboard) Init() error {
 		if share < 1 || share > 100 {
 			return fmt.Errorf("carry_over.%s: %d%% is not a share from 1%% to 100%%", k, share)
 		}
+	}
+	if err := l.initArchive(seen); err != nil {
+		return err
 	}
 	if err := l.initWindows(seen, retention); err != nil {
 		return err

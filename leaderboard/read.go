@@ -28,6 +28,9 @@ type Board struct {
 	// did not write since its bucket began may be missing or short
 	// (Engine.PreFill; the scheduler fills it as soon as it can).
 	Incomplete bool
+	// Archived reports a period past its Redis retention, read from the
+	// archive (Engine.Archive).
+	Archived bool
 }
 
 // MaxPage is the most entries one read returns.
@@ -72,6 +75,9 @@ func (e *Engine) Top(ctx context.Context, id string, k Kind, period string, offs
 	p, err := e.PeriodOf(l, k, period)
 	if err != nil {
 		return Board{}, err
+	}
+	if e.pastRetention(l, p) {
+		return e.archivedTop(ctx, l, p, offset, limit)
 	}
 	key := e.keys(l).board(p)
 	pipe := e.rdb.Pipeline()
@@ -118,6 +124,9 @@ func (e *Engine) Around(ctx context.Context, id string, k Kind, period, member s
 	p, err := e.PeriodOf(l, k, period)
 	if err != nil {
 		return Board{}, err
+	}
+	if e.pastRetention(l, p) {
+		return e.archivedAround(ctx, l, p, member, n)
 	}
 	ks := []string{e.keys(l).board(p)}
 	if k.Rolling() {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/migrations"
 	"github.com/league-engine/league/postgres"
@@ -16,6 +17,13 @@ import (
 
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) league.Store {
+		s, _ := newStore(t)
+		return s
+	})
+}
+
+func TestArchive(t *testing.T) {
+	storetest.RunArchive(t, func(t *testing.T) leaderboard.Archive {
 		s, _ := newStore(t)
 		return s
 	})

@@ -21,16 +21,17 @@ import (
 
 // Scheduler settles the leagues of an engine into a store.
 type Scheduler struct {
-	engine  *league.Engine
-	boards  *leaderboard.Engine // nil: no rolling boards to pre-fill
-	fills   *fillMetrics
-	store   league.Store
-	log     *slog.Logger
-	poll    time.Duration
-	metrics *metrics
-	onStep  func(Progress)
-	faultFn func(step string) error
-	attempt time.Duration
+	engine   *league.Engine
+	boards   *leaderboard.Engine // nil: no rolling boards to pre-fill
+	fills    *fillMetrics
+	archives *archiveMetrics
+	store    league.Store
+	log      *slog.Logger
+	poll     time.Duration
+	metrics  *metrics
+	onStep   func(Progress)
+	faultFn  func(step string) error
+	attempt  time.Duration
 
 	cron    *cron.Cron
 	quit    chan struct{}
@@ -65,7 +66,9 @@ func WithPoll(d time.Duration) Option { return func(s *Scheduler) { s.poll = d }
 
 // WithRegistry registers the settlement metrics on r.
 func WithRegistry(r prometheus.Registerer) Option {
-	return func(s *Scheduler) { s.metrics, s.fills = newMetrics(r), newFillMetrics(r) }
+	return func(s *Scheduler) {
+		s.metrics, s.fills, s.archives = newMetrics(r), newFillMetrics(r), newArchiveMetrics(r)
+	}
 }
 
 // WithProgress calls fn as a settlement moves through its steps.
@@ -95,7 +98,7 @@ func New(engine *league.Engine, store league.Store, opts ...Option) *Scheduler {
 		o(s)
 	}
 	if s.metrics == nil {
-		s.metrics, s.fills = newMetrics(nil), newFillMetrics(nil)
+		s.metrics, s.fills, s.archives = newMetrics(nil), newFillMetrics(nil), newArchiveMetrics(nil)
 	}
 	for _, l := range engine.Leagues() {
 		s.leagues[l.ID] = &runner{pending: make(chan struct{}, 1)}
@@ -120,8 +123,9 @@ func (s *Scheduler) progress(p Progress) {
 // Start settles whatever was missed while no process ran (catch-up, oldest
 // first), then settles at every boundary of every league and polls for
 // periods left unsettled. It also starts recording reward claims in the
-// store, and pre-filling rolling boards (WithLeaderboards; prefill.go). It
-// returns at once; Stop ends it.
+// store, pre-filling rolling boards and archiving leaderboards' closed
+// periods (WithLeaderboards; prefill.go, archive.go). It returns at once;
+// Stop ends it.
 func (s *Scheduler) Start() {
 	s.cron = cron.New(cron.WithLocation(time.UTC))
 	for _, l := range s.engine.Leagues() {
@@ -138,6 +142,11 @@ func (s *Scheduler) Start() {
 				s.fills.start(l)
 				s.wg.Add(1)
 				go s.preFill(l)
+			}
+			if l.Archive != nil {
+				s.archives.start(l)
+				s.wg.Add(1)
+				go s.archive(l)
 			}
 		}
 	}

@@ -62,6 +62,18 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(w, "  calendar\t%s, weeks from %s\n", l.Calendar.Loc, l.Calendar.WeekStart)
 		fmt.Fprintf(w, "  scores\t%s, %s, ties by %s; %s; max_score %d\n", l.Operator, l.Order, l.TieBreak, l.Budget(), l.MaxScore)
 		fmt.Fprintf(w, "  requests\tidempotency window %v\n", l.IdempotencyWindow)
+		if a := l.Archive; a != nil {
+			kept := "every member"
+			if a.Top > 0 {
+				kept = fmt.Sprintf("the top %d", a.Top)
+			}
+			fmt.Fprintf(w, "  archive\t%v: %s of each closed period, kept in Postgres; reads past retention come from there\n", a.Kinds, kept)
+		}
+		for _, k := range l.Kinds {
+			if share := l.CarryOver[k]; share > 0 {
+				fmt.Fprintf(w, "  carry-over\t%s: a new %s opens with %d%% of each member's score in the one before\n", k, k, share)
+			}
+		}
 		for _, k := range l.Kinds {
 			p := l.Calendar.At(k, now)
 			if k == leaderboard.AllTime {

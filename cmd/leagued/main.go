@@ -164,7 +164,7 @@ func (d *daemon) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	boards, err := openLeaderboards(ctx, rdb, cfg, embedded, log)
+	boards, err := openLeaderboards(ctx, rdb, cfg, embedded, store, log)
 	if err != nil {
 		return err
 	}
@@ -219,13 +219,17 @@ func (d *daemon) run(ctx context.Context) error {
 }
 
 // openLeaderboards opens the leaderboard engine on the leagues' Redis, with
-// their namespace and round-trip sharing; nil when none is configured.
-func openLeaderboards(ctx context.Context, rdb redis.UniversalClient, cfg *config.Config, embedded bool, log *slog.Logger) (*leaderboard.Engine, error) {
+// their namespace and round-trip sharing, and the store as the archive of
+// closed periods; nil when none is configured.
+func openLeaderboards(ctx context.Context, rdb redis.UniversalClient, cfg *config.Config, embedded bool, store league.Store, log *slog.Logger) (*leaderboard.Engine, error) {
 	if len(cfg.Leaderboards) == 0 {
 		return nil, nil
 	}
 	opts := []leaderboard.Option{leaderboard.WithNamespace(cfg.Namespace), leaderboard.WithLogger(log),
 		leaderboard.WithSharedRoundTrips(cfg.SharedRoundTrips)}
+	if a, ok := store.(leaderboard.Archive); ok { // postgres.Store and inmem.Store both are
+		opts = append(opts, leaderboard.WithArchive(a))
+	}
 	if embedded {
 		opts = append(opts, leaderboard.WithExpiryLag(connect.ExpireEvery))
 	}

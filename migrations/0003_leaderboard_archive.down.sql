@@ -1,0 +1,2 @@
+DROP TABLE leaderboard_standings;
+DROP TABLE leaderboard_periods;
