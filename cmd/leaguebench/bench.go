@@ -65,12 +65,18 @@ func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*repo
 		}
 		rep.env += "; leaderboard " + strings.Join(lbs, ", ")
 	}
+	if slices.ContainsFunc(o.workloads, func(name string) bool { wl, _ := workloadNamed(name); return wl.rolling }) {
+		rep.env += fmt.Sprintf("; rolling leaderboards %q (hour, day, week, month, all time, 7d, 30d) and %q..., one window each, built in",
+			rollLeaderboardID, windowLeaderboardID(o.windows[0]))
+	}
 	fmt.Fprintln(out, rep.env)
 
 	if slices.Contains(o.workloads, "stalls") {
 		b.runStalls(ctx)
 	}
-	live := slices.DeleteFunc(slices.Clone(o.workloads), func(w string) bool { return w == "memory" || w == "settle" || w == "stalls" })
+	live := slices.DeleteFunc(slices.Clone(o.workloads), func(w string) bool {
+		return w == "memory" || w == "settle" || w == "stalls" || w == "lbfill"
+	})
 	for _, n := range o.players {
 		if len(live) > 0 {
 			if err := b.runLive(ctx, n, live); err != nil {
@@ -80,6 +86,11 @@ func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*repo
 		if slices.Contains(o.workloads, "memory") {
 			if err := b.runMemory(ctx, n); err != nil {
 				return rep, fmt.Errorf("memory at %d players: %w", n, err)
+			}
+		}
+		if slices.Contains(o.workloads, "lbfill") {
+			if err := b.runFill(ctx, n); err != nil {
+				return rep, fmt.Errorf("lbfill at %d members: %w", n, err)
 			}
 		}
 		if slices.Contains(o.workloads, "settle") {
@@ -108,9 +119,15 @@ func (b *bench) runLive(ctx context.Context, n int, names []string) error {
 						fmt.Fprintf(b.out, "%s/%s: skipped (%s runs through %v only)\n", name, via, name, wl.vias)
 						continue
 					}
-					b.runRow(ctx, f, wl, via, n, pace{conc, rate})
-					if err := ctx.Err(); err != nil {
-						return err
+					if wl.rolling && via == "http" && b.o.httpURL != "" {
+						fmt.Fprintf(b.out, "%s/http: skipped (the leagued at -http has no leaderboard %q; the in-process one has)\n", name, rollLeaderboardID)
+						continue
+					}
+					for _, v := range variants(wl, b.o.windows) {
+						b.runRow(ctx, f, v, via, n, pace{conc, rate})
+						if err := ctx.Err(); err != nil {
+							return err
+						}
 					}
 				}
 			}

@@ -39,15 +39,17 @@ func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixtu
 			f.close(b)
 		}
 	}()
-	drives := func(lb bool) bool {
-		return slices.ContainsFunc(names, func(name string) bool { wl, _ := workloadNamed(name); return wl.leaderboard == lb })
+	drives := func(of func(workload) bool) bool {
+		return slices.ContainsFunc(names, func(name string) bool { wl, _ := workloadNamed(name); return of(wl) })
 	}
-	leagueRun, boardRun := drives(false), drives(true)
+	leagueRun := drives(func(wl workload) bool { return !wl.leaderboard && !wl.rolling })
+	boardRun := drives(func(wl workload) bool { return wl.leaderboard })
+	rollRun := drives(func(wl workload) bool { return wl.rolling })
 	what := "players"
 	switch {
-	case boardRun && leagueRun:
+	case (boardRun || rollRun) && leagueRun:
 		what = "players and as many leaderboard members"
-	case boardRun:
+	case boardRun || rollRun:
 		what = "leaderboard members"
 	}
 	fmt.Fprintf(b.out, "fixture: namespace %s, %s %s\n", f.ns, thousands(float64(n)), what)
@@ -64,7 +66,11 @@ func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixtu
 	if err != nil {
 		return f, err
 	}
-	if f.boards, err = leaderboard.Open(ctx, b.rdb, []*leaderboard.Leaderboard{lb}, b.leaderboardOptions(f.ns)...); err != nil {
+	rolls, err := rollingLeaderboards(b.o.windows)
+	if err != nil {
+		return f, err
+	}
+	if f.boards, err = leaderboard.Open(ctx, b.rdb, append([]*leaderboard.Leaderboard{lb}, rolls...), b.leaderboardOptions(f.ns)...); err != nil {
 		return f, err
 	}
 	if f.base, err = newBaselines(ctx, b.rdb, f.ns, b.o.baselineAP); err != nil {
@@ -89,6 +95,11 @@ func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixtu
 		}
 		if boardRun {
 			if err := b.writeMembers(ctx, lib, p, newIDSource(tag, 'm'), n, "lib", f.base); err != nil {
+				return f, err
+			}
+		}
+		if rollRun {
+			if err := b.writeRolling(ctx, f, p, newIDSource(tag, 'o'), n, names); err != nil {
 				return f, err
 			}
 		}
@@ -118,6 +129,9 @@ func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixtu
 	}
 	f.targets["http"] = ht
 	if inProcess {
+		if ht.rolling, err = newHTTPRoutes(client, url, "/v1/leaderboards/"+rollLeaderboardID, b.o.apiKey); err != nil {
+			return f, err
+		}
 		f.pops["http"] = f.pops["lib"] // one engine: the same players and members
 		return f, nil
 	}

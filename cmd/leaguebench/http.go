@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,6 +27,9 @@ type httpTarget struct {
 	// workloads drive (base <url>/v1/leaderboards/<leaderboard>); a worker's
 	// connection serves both.
 	leaderboard *httpTarget
+	// rolling is the routes of lbroll's leaderboard (rolling.go), which
+	// only the in-process leagued serves; nil elsewhere.
+	rolling *httpTarget
 }
 
 // newHTTPClient keeps one idle connection per request in flight, so every
@@ -184,6 +188,21 @@ func (t *httpTarget) player(ctx context.Context, w *worker, player string) error
 
 // lbWrite posts one write to every board of the leaderboard.
 func (t *httpTarget) lbWrite(ctx context.Context, w *worker, s leaderboard.Write) error {
+	return t.leaderboard.postScore(ctx, w, s)
+}
+
+var errNoRollingRoute = errors.New("lbroll runs through http only to the in-process leagued (a leagued at -http has no leaderboard " + rollLeaderboardID + ")")
+
+// lbRollWrite posts one write to every board of lbroll's leaderboard.
+func (t *httpTarget) lbRollWrite(ctx context.Context, w *worker, s leaderboard.Write) error {
+	if t.rolling == nil {
+		return errNoRollingRoute
+	}
+	return t.rolling.postScore(ctx, w, s)
+}
+
+// postScore posts one leaderboard write to t's /scores.
+func (t *httpTarget) postScore(ctx context.Context, w *worker, s leaderboard.Write) error {
 	b := append(w.body[:0], `{"member":`...)
 	b = strconv.AppendQuote(b, s.Member)
 	b = append(b, `,"value":`...)
@@ -193,7 +212,7 @@ func (t *httpTarget) lbWrite(ctx context.Context, w *worker, s leaderboard.Write
 		b = strconv.AppendQuote(b, s.RequestID)
 	}
 	w.body = append(b, '}')
-	return t.leaderboard.do(ctx, w, http.MethodPost, "/scores", w.body)
+	return t.do(ctx, w, http.MethodPost, "/scores", w.body)
 }
 
 // lbTop reads the first limit entries of the current day board and

@@ -71,6 +71,11 @@ func (t libTarget) lbMember(ctx context.Context, _ *worker, member string) error
 	return err
 }
 
+func (t libTarget) lbRollWrite(ctx context.Context, _ *worker, w leaderboard.Write) error {
+	_, err := t.boards.Write(ctx, rollLeaderboardID, w)
+	return err
+}
+
 // cmpOr returns a unless it is nil.
 func cmpOr(a, b error) error {
 	if a != nil {

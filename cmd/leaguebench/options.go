@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
@@ -45,6 +46,9 @@ type options struct {
 	// (benchLeaderboardID).
 	leaderboardID string
 	allowRemote   bool
+	// windows are the rolling windows lbwindow and lbscheme3 make a row
+	// of each (rolling.go).
+	windows []leaderboard.Window
 
 	timeout    time.Duration
 	cpuProfile string
@@ -53,8 +57,8 @@ type options struct {
 }
 
 var (
-	liveWorkloads = []string{"join", "score", "standing", "board", "mix", "batch", "player", "lbwrite", "lbtop", "lbmember"}
-	allWorkloads  = append(slices.Clone(liveWorkloads), "memory", "settle", "stalls")
+	liveWorkloads = []string{"join", "score", "standing", "board", "mix", "batch", "player", "lbwrite", "lbtop", "lbmember", "lbroll", "lbwindow", "lbscheme3"}
+	allWorkloads  = append(slices.Clone(liveWorkloads), "memory", "settle", "stalls", "lbfill")
 	allVias       = []string{"lib", "http"}
 )
 
@@ -67,7 +71,9 @@ Results are ratios.
   leaguebench -workloads lbwrite,lbtop,lbmember -via lib,http   (the leaderboards)
   leaguebench -workloads score -via http -rate 8000        (open loop: p99 at a fixed arrival rate)
   leaguebench -workloads score -via http -rate 5k,10.5k,15k (p99 against load, baseline beside each)
+  leaguebench -workloads lbroll,lbwindow,lbscheme3 -via lib -windows 7d,30d,365d   (rolling boards)
   leaguebench -workloads memory -players 1000000
+  leaguebench -workloads lbfill -players 1000000          (rolling boards: bytes per member, pre-fill rate)
   leaguebench -workloads settle -players 100000,1000000    (needs DATABASE_URL)
   leaguebench -workloads stalls -duration 10s              (the machine's own scheduling gaps)
 
@@ -79,7 +85,16 @@ long the machine keeps a runnable thread off a CPU). The leaderboards (a
 leaderboard "bench" of hour, day, week, month and all-time boards, incr, built
 in this process; -leaderboard at -http), every board holding -players members
 first: lbwrite (a write of 1..10 to every board at once), lbtop (the top 100 of
-the day board), lbmember (a member on every board). Baselines: EVALSHA of a
+the day board), lbmember (a member on every board). The rolling boards (rolling.go, each
+leaderboard pre-filled, then -players members written): lbroll (a write to
+hour, day, week, month, all time and rolling 7d and 30d at once; http only
+to the in-process leagued), lbwindow (a write to one rolling window alone, a
+row per -windows), lbscheme3 (seed 001's scheme 3 for comparison: ZINCRBY of
+the N rolling boards a write belongs to, plain Redis, a row per -windows);
+lbfill (not live: -players members written to a leaderboard of a day board
+and a 7d window, by a clock the harness moves; Redis bytes per member of each
+board, then the pre-fill of the next board from the previous one and from
+the buckets, members/s). Baselines: EVALSHA of a
 trivial script, one plain round trip each (-baseline-autopipelined sends it
 through an autopipeliner instead), and ZREVRANGE 0 99 WITHSCORES of a
 100-member sorted set; lbtop's is ZREVRANGE 0 99 WITHSCORES of a sorted set the
@@ -125,6 +140,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.configPath, "config", "", "league config file (default: the built-in copy of config.yaml's weekly league)")
 	fs.StringVar(&o.leagueID, "league", "weekly", "league to measure")
 	fs.StringVar(&o.leaderboardID, "leaderboard", "kills", "leaderboard of the leagued at -http the lb workloads drive (config.yaml's kills); in this process they drive one the harness builds, "+strconv.Quote(benchLeaderboardID))
+	windows := fs.String("windows", "7d,30d,365d", "rolling windows lbwindow and lbscheme3 measure, a row each: N days or hours, as 7d or 24h")
 	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow Redis, Postgres and -http targets that are not on loopback")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up (and clean up) after this long")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the harness (and the in-process server) here")
@@ -150,6 +166,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 		return o, err
 	}
 	if o.rates, err = floats("rate", *rates); err != nil {
+		return o, err
+	}
+	if o.windows, err = parseWindows(*windows); err != nil {
 		return o, err
 	}
 	switch {

@@ -20,6 +20,7 @@ type report struct {
 	memory  []memoryResult
 	settle  []settleResult
 	stalls  []stallResult
+	fills   []fillResult // lbfill (lbfill.go)
 }
 
 // row is a workload beside its baseline.
@@ -324,6 +325,14 @@ func (rep *report) write(w io.Writer) {
 	if len(rep.settle) > 0 {
 		fmt.Fprintf(w, "\n### Settlement\n\n%s", table(settleColumns(), rep.settle))
 		fmt.Fprintln(w, "\nSteps as the scheduler reports them (read+decide \"-\": counted in the write); players/s is over the whole SettleNow, set-up excluded. µs/player is CPU microseconds per player, Redis's (INFO cpu) + this process's (engine and scheduler); Postgres's is not counted.")
+	}
+	for _, f := range rep.fills {
+		fmt.Fprintf(w, "\n### Rolling boards at %s members: memory\n\n%s", thousands(float64(f.members)), table(fillMemoryColumns, f.boards))
+		fmt.Fprintf(w, "\nMEMORY USAGE with SAMPLES 0 (every element) of each board after %s members wrote once each (day board and rolling %s, incr, ties by member id, 12-character members); INFO used_memory grew %s over the writes: %.1f B a member a board over the 4 boards (other clients of the same Redis included).\n",
+			thousands(float64(f.members)), fillWindow.Kind(), bytesIEC(f.after-f.before), float64(f.after-f.before)/float64(4*f.members))
+		fmt.Fprintf(w, "\n### Rolling boards at %s members: pre-fill\n\n%s", thousands(float64(f.members)), table(fillRunColumns, f.fills))
+		fmt.Fprintf(w, "\nThe members were written at %s/s (WriteBatch of 1000). previous: S(D+2) from S(D+1) at the start of D+1, every member carried over; buckets: the same board from its %d buckets (all members in one), its previous board unfilled. Redis CPU is cores busy over the fill (INFO cpu); bench is this process (the engine's calls).\n",
+			thousands(float64(f.members)/f.write.Seconds()), fillWindow.N)
 	}
 	if len(rep.stalls) > 0 {
 		fmt.Fprintf(w, "\n### Machine stalls\n\n%s", table(stallColumns, rep.stalls))

@@ -27,7 +27,9 @@ func TestSmoke(t *testing.T) {
 	o := smokeOptions()
 	o.workloads = allWorkloads
 	rep, out := smokeRun(t, o)
-	if got, want := len(rep.rows), 2*(len(liveWorkloads)-1)+1; got != want { // player runs through http only
+	// player runs through http only, lbwindow and lbscheme3 through lib
+	// only, a row per window.
+	if got, want := len(rep.rows), 2*(len(liveWorkloads)-3)+1+2*len(o.windows); got != want {
 		t.Errorf("got %d workload rows, want %d", got, want)
 	}
 	for _, r := range rep.rows {
@@ -61,6 +63,9 @@ func TestSmoke(t *testing.T) {
 	if s := rep.settle[0].settleCPU; s.proc <= 0 || s.redis <= 0 {
 		t.Errorf("settle: CPU %+v, want some in this process and in Redis", s)
 	}
+	if len(rep.fills) != 1 || rep.fills[0].members != o.players[0] || len(rep.fills[0].boards) != 4 || len(rep.fills[0].fills) != 2 {
+		t.Errorf("lbfill: got %+v, want 4 boards of %d members and 2 fills", rep.fills, o.players[0])
+	}
 	for _, r := range rep.rows {
 		// The day board holds every member written before measuring, and
 		// lbtop's baseline a set of as many.
@@ -68,7 +73,8 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("lbtop/%s: baseline %q, want %q", r.via, r.baseLabel, want)
 		}
 	}
-	for _, want := range []string{"| join ", "| mix ", "| lbwrite ", "| lbtop ", "| lbmember ", "### Memory per joined player", "### Settlement",
+	for _, want := range []string{"| join ", "| mix ", "| lbwrite ", "| lbtop ", "| lbmember ", "| lbroll ", "| lbwindow 2d ", "| lbscheme3 3h ",
+		"wrote 300 members to leaderboard roll_2d", "### Rolling boards at 300 members: pre-fill", "### Memory per joined player", "### Settlement",
 		"wrote 300 members to every board through lib", "cleanup: unlinked", "| " + inProcessHead + " |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
@@ -179,6 +185,7 @@ func smokeOptions() options {
 		duration: 150 * time.Millisecond, batch: 20, baseline: true, shared: 4, loaders: 8, rounds: 2,
 		redisURL: testsvc.RedisURL(), databaseURL: testsvc.DatabaseURL(),
 		leagueID: "weekly", leaderboardID: "kills", timeout: time.Minute,
+		windows: []leaderboard.Window{{N: 2, Unit: leaderboard.Day}, {N: 3, Unit: leaderboard.Hour}},
 	}
 }
 

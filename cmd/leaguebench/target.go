@@ -28,6 +28,9 @@ type target interface {
 	lbWrite(ctx context.Context, w *worker, write leaderboard.Write) error
 	lbTop(ctx context.Context, w *worker, limit int) (size int, err error)
 	lbMember(ctx context.Context, w *worker, member string) error
+	// lbRollWrite is a write to every board of the rolling leaderboard
+	// lbroll drives (rolling.go).
+	lbRollWrite(ctx context.Context, w *worker, write leaderboard.Write) error
 }
 
 // worker is one load-generating goroutine's state: its random numbers and

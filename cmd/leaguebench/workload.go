@@ -22,7 +22,8 @@ type population struct {
 	tier     string
 	boards   int // boards 1..boards are full
 	members  []string
-	daySize  int // members on the current day board once they were written
+	daySize  int      // members on the current day board once they were written
+	rolling  *rolling // the rolling workloads' members and keys (rolling.go)
 	joins    *idSource
 	requests *idSource
 }
@@ -68,7 +69,12 @@ type workload struct {
 	// writes every member to its boards first (and joins no players unless
 	// a league workload runs too).
 	leaderboard bool
-	op          func(t target, p *population, batch int) op
+	// rolling is true for the rolling boards' workloads (rolling.go): the
+	// fixture writes their leaderboards' members first.
+	rolling bool
+	op      func(t target, p *population, batch int) op
+	// windowOp, when set, makes the workload a row per -windows (variants).
+	windowOp func(t target, p *population, w leaderboard.Window) op
 	// baseline returns the baseline's label and op; batch compares with
 	// single writes through the same target, the others with plain Redis.
 	baseline func(b *baselines, t target, p *population) (string, op)
@@ -85,6 +91,9 @@ var workloads = []workload{
 	{name: "lbwrite", unit: "ops", perUnitLatency: true, vias: allVias, leaderboard: true, op: lbWriteOp, baseline: evalshaBaseline},
 	{name: "lbtop", unit: "ops", perUnitLatency: true, vias: allVias, leaderboard: true, op: lbTopOp, baseline: lbTopBaseline},
 	{name: "lbmember", unit: "ops", perUnitLatency: true, vias: allVias, leaderboard: true, op: lbMemberOp, baseline: evalshaBaseline},
+	{name: "lbroll", unit: "ops", perUnitLatency: true, vias: allVias, rolling: true, op: lbRollOp, baseline: evalshaBaseline},
+	{name: "lbwindow", unit: "ops", perUnitLatency: true, vias: []string{"lib"}, rolling: true, windowOp: lbWindowOp, baseline: evalshaBaseline},
+	{name: "lbscheme3", unit: "ops", perUnitLatency: true, vias: []string{"lib"}, rolling: true, windowOp: lbScheme3Op, baseline: evalshaBaseline},
 }
 
 func workloadNamed(name string) (workload, bool) {
