@@ -343,6 +343,14 @@ func (s *Server) lbMember(r *http.Request, _ *Key) (reply, error) {
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
+	return marshal{struct {
+		Leaderboard string         `json:"leaderboard"`
+		Member      string         `json:"member"`
+		Boards      []standingJSON `json:"boards"`
+	}{l.ID, member, standingsJSON(l, st)}}, nil
+}
+
+func standingsJSON(l *leaderboard.Leaderboard, st []leaderboard.Standing) []standingJSON {
 	out := make([]standingJSON, len(st))
 	for i, b := range st {
 		out[i] = standingJSON{periodJSON: newPeriodJSON(l, b.Period), Score: b.Score, Rank: b.Rank, Incomplete: b.Incomplete}
@@ -354,11 +362,100 @@ func (s *Server) lbMember(r *http.Request, _ *Key) (reply, error) {
 			out[i].Previous = &placementJSON{periodJSON: newPeriodJSON(l, b.Previous.Period), Score: b.Previous.Score, Rank: b.Previous.Rank}
 		}
 	}
+	return out
+}
+
+// lbMembersRequest is the body of POST .../members:
+// {"members":[...], "boards":[...]}.
+type lbMembersRequest struct {
+	members, boards *[]string
+}
+
+func (req *lbMembersRequest) decode(d *decoder) error {
+	return d.object("body", func(field []byte) error {
+		var list **[]string
+		switch string(field) {
+		case "members":
+			list = &req.members
+		case "boards":
+			list = &req.boards
+		default:
+			return unknownField("", field)
+		}
+		name := string(field)
+		if *list != nil {
+			return invalid(name, "given twice")
+		}
+		items := []string{}
+		*list = &items
+		return d.array(name, func(i int) error {
+			if i == leaderboard.MaxBatch {
+				return invalid(name, "more than %d; ask for at most %d at once", leaderboard.MaxBatch, leaderboard.MaxBatch)
+			}
+			what := name + "[" + strconv.Itoa(i) + "]"
+			var v *string
+			if err := d.string(what, &v); err != nil {
+				return err
+			}
+			if v == nil {
+				return invalid(what, "expected a string, got null")
+			}
+			items = append(items, *v) // *list points at items
+			return nil
+		})
+	})
+}
+
+type lbMemberResultJSON struct {
+	Member string         `json:"member"`
+	Boards []standingJSON `json:"boards,omitempty"`
+	Error  *errorBody     `json:"error,omitempty"`
+}
+
+// lbMembers serves several members on several boards (all by default) in
+// one round trip; a bad member id fails alone.
+func (s *Server) lbMembers(r *http.Request, _ *Key) (reply, error) {
+	l, err := s.leaderboardOf(r)
+	if err != nil {
+		return nil, err
+	}
+	var req lbMembersRequest
+	if err := decodeBody(r, false, req.decode); err != nil {
+		return nil, err
+	}
+	if req.members == nil {
+		return nil, invalid("members", "required")
+	}
+	var kinds []leaderboard.Kind
+	if req.boards != nil {
+		kinds = []leaderboard.Kind{}
+		for i, b := range *req.boards {
+			k, err := leaderboard.ParseKind(b)
+			if err != nil {
+				return nil, invalid("boards["+strconv.Itoa(i)+"]", "%v", err)
+			}
+			kinds = append(kinds, k)
+		}
+	}
+	members := *req.members
+	sts, errs, err := s.boards.Members(r.Context(), l.ID, members, kinds)
+	if err != nil {
+		return nil, s.redisErr(err)
+	}
+	out := make([]lbMemberResultJSON, len(members))
+	for i, m := range members {
+		out[i].Member = m
+		if errs[i] != nil {
+			s.redisErr(errs[i])
+			out[i].Error = newErrorBody(errs[i])
+			continue
+		}
+		out[i].Boards = standingsJSON(l, sts[i])
+	}
 	return marshal{struct {
-		Leaderboard string         `json:"leaderboard"`
-		Member      string         `json:"member"`
-		Boards      []standingJSON `json:"boards"`
-	}{l.ID, member, out}}, nil
+		Leaderboard string               `json:"leaderboard"`
+		Members     []lbMemberResultJSON `json:"members"`
+	}{l.ID, out}}, nil
 }
 
 // The two hot replies, a write's and a page's, are appended by hand as

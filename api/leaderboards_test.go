@@ -25,6 +25,8 @@ func exerciseLeaderboards(t *testing.T, f *fixture) {
 	f.must("GET", "/v1/leaderboards/kills/boards/7d?around=bob&limit=1", "")
 	f.must("GET", "/v1/leaderboards/kills/members/alice", "")
 	f.must("GET", "/v1/leaderboards/kills/members/nobody", "")
+	f.must("POST", "/v1/leaderboards/kills/members", `{"members":["alice","nobody","a b"],"boards":["7d","day"]}`)
+	f.must("POST", "/v1/leaderboards/kills/members", `{"members":["bob"]}`)
 	f.must("GET", "/v1/leaderboards", "")
 	f.must("GET", "/v1/leaderboards/kills", "")
 	for _, c := range []struct {
@@ -56,6 +58,11 @@ func exerciseLeaderboards(t *testing.T, f *fixture) {
 		{"GET", "/v1/leaderboards/kills/boards/30d", "", gameKey, 404},
 		{"GET", "/v1/leaderboards/kills/boards/day?around=nobody", "", gameKey, 404},
 		{"GET", "/v1/leaderboards/kills/members/a%20b", "", gameKey, 400},
+		{"POST", "/v1/leaderboards/kills/members", `{"boards":["day"]}`, gameKey, 400},
+		{"POST", "/v1/leaderboards/kills/members", `{"members":["a"],"boards":["year"]}`, gameKey, 400},
+		{"POST", "/v1/leaderboards/kills/members", `{"members":["a"],"boards":["30d"]}`, gameKey, 404},
+		{"POST", "/v1/leaderboards/kills/members", `{"members":[1]}`, gameKey, 400},
+		{"POST", "/v1/leaderboards/kills/members", `{"members":[]}`, noKey, 401},
 		{"GET", "/v1/leaderboards/kills/members/alice", "", noKey, 401},
 		{"GET", "/v1/leaderboards/nope/members/alice", "", gameKey, 404},
 		{"GET", "/v1/leaderboards", "", noKey, 401},
@@ -84,6 +91,12 @@ func TestLeaderboardRoutes(t *testing.T) {
 		if b["score"] != 7.0 || b["rank"] != 2.0 {
 			t.Errorf("%v board: alice %v at rank %v, want 7 at rank 2", b["kind"], b["score"], b["rank"])
 		}
+	}
+	many := f.must("POST", "/v1/leaderboards/kills/members", `{"members":["alice","a b","bob"],"boards":["day","7d"]}`)["members"].([]any)
+	alice, bad, bob := many[0].(map[string]any), many[1].(map[string]any), many[2].(map[string]any)
+	if b := alice["boards"].([]any); len(b) != 2 || b[0].(map[string]any)["score"] != 7.0 || b[1].(map[string]any)["kind"] != "7d" ||
+		bad["error"].(map[string]any)["code"] != "invalid" || bob["boards"].([]any)[0].(map[string]any)["rank"] != 1.0 {
+		t.Errorf("members on two boards: %v", many)
 	}
 	if got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/month", "", gameKey).Body.Bytes()); got["size"] != 5.0 {
 		t.Errorf("month board: %v, want alice, bob, carol, dan and erin (refused writes and batches wrote nothing)", got)

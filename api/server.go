@@ -185,6 +185,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/leaderboards/scores/batch", game, s.lbScoreMany)
 	s.handle("GET /v1/leaderboards/{leaderboard}/boards/{kind}", game, s.lbBoard, takes("period", "offset", "limit", "around"))
 	s.handle("GET /v1/leaderboards/{leaderboard}/members/{member}", game, s.lbMember)
+	s.handle("POST /v1/leaderboards/{leaderboard}/members", game, s.lbMembers)
 
 	// A settlement has its own deadline (the settler's), longer than a
 	// request's: it may read a million players.

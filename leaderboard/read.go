@@ -169,44 +169,101 @@ type Standing struct {
 	Incomplete bool
 }
 
-// Member returns member on every board of leaderboard id, in Kinds order,
-// in one round trip.
+// Member returns member on every board of leaderboard id, in Boards
+// order, in one round trip.
 func (e *Engine) Member(ctx context.Context, id, member string) ([]Standing, error) {
-	l, err := e.Leaderboard(id)
+	sts, errs, err := e.Members(ctx, id, []string{member}, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckMember(member); err != nil {
-		return nil, err
+	return sts[0], errs[0]
+}
+
+// Members returns each member on the boards of leaderboard id of the given
+// kinds (nil: every board), in one round trip: sts[i] for members[i], in
+// the order of kinds (or Boards). A bad member id fails alone (errs[i]); a
+// kind the leaderboard does not keep, or more than MaxBatch members, fails
+// the call.
+func (e *Engine) Members(ctx context.Context, id string, members []string, kinds []Kind) (sts [][]Standing, errs []error, err error) {
+	l, err := e.Leaderboard(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(members) > MaxBatch {
+		return nil, nil, &league.Error{Code: league.Invalid, Field: "members",
+			Message: fmt.Sprintf("%d members; ask for at most %d at once", len(members), MaxBatch)}
+	}
+	if kinds == nil {
+		kinds = l.boards
+	}
+	var ps []Period
+	now := e.clock.Now()
+	for _, k := range kinds {
+		if !l.has(k) {
+			return nil, nil, league.Errorf(league.NotFound, "leaderboard %q keeps no %s board", l.ID, k)
+		}
+		ps = append(ps, l.Calendar.At(k, now))
+	}
+	sts, errs = make([][]Standing, len(members)), make([]error, len(members))
+	var asked []int
+	for i, m := range members {
+		if errs[i] = CheckMember(m); errs[i] == nil {
+			asked = append(asked, i)
+		}
+	}
+	if len(asked) == 0 {
+		return sts, errs, nil
 	}
 	k := e.keys(l)
-	ps := l.periodsAt(e.clock.Now())
-	ks := make([]string, 0, 2*len(ps)+len(l.Windows))
-	args := []any{member, l.orderArg()}
-	for _, p := range ps {
-		ks = append(ks, k.board(p), k.board(l.Calendar.Previous(p)))
-		args = append(args, l.tieBits[p.Kind])
+	cmds, err := e.run.Pipeline(ctx, scripts.LBMember, len(asked), func(j int) ([]string, []any) {
+		ks := make([]string, 0, 2*len(ps)+len(l.Windows))
+		args := []any{members[asked[j]], l.orderArg()}
+		for _, p := range ps {
+			ks = append(ks, k.board(p), k.board(l.Calendar.Previous(p)))
+			args = append(args, l.tieBits[p.Kind])
+		}
+		for _, p := range ps {
+			if p.Kind.Rolling() {
+				ks = append(ks, k.filled(p))
+			}
+		}
+		return ks, args
+	})
+	if err != nil {
+		return nil, nil, league.RedisError("leaderboard read", err)
 	}
-	rolling := ps[len(l.Kinds):]
-	for _, p := range rolling {
-		ks = append(ks, k.filled(p))
+	for j, i := range asked {
+		sts[i], errs[i] = l.standings(ps, cmds[j])
 	}
-	reply, err := e.run.Run(ctx, scripts.LBMember, true, ks, args...).Int64Slice()
+	return sts, errs, nil
+}
+
+// standings reads lb_member.lua's reply for the boards of ps.
+func (l *Leaderboard) standings(ps []Period, cmd *redis.Cmd) ([]Standing, error) {
+	reply, err := cmd.Int64Slice()
 	if err != nil {
 		return nil, league.RedisError("leaderboard read", err)
 	}
-	if len(reply) != 5*len(ps)+len(rolling) {
+	rolling := 0
+	for _, p := range ps {
+		if p.Kind.Rolling() {
+			rolling++
+		}
+	}
+	if len(reply) != 5*len(ps)+rolling {
 		return nil, league.RedisError("leaderboard read", fmt.Errorf("unexpected reply %v", reply))
 	}
 	out := make([]Standing, len(ps))
+	flag := 5 * len(ps)
 	for i, p := range ps {
 		r := reply[5*i : 5*i+5]
 		out[i] = Standing{Period: p, Score: r[0], Rank: int(r[1]), Gap: r[2]}
 		if p.Kind != AllTime {
 			out[i].Previous = &Placement{Period: l.Calendar.Previous(p), Score: r[3], Rank: int(r[4])}
 		}
-		if j := i - len(l.Kinds); j >= 0 {
-			out[i].Incomplete = reply[5*len(ps)+j] == 0
+		if p.Kind.Rolling() {
+			out[i].Incomplete = reply[flag] == 0
+			flag++
 		}
 	}
 	return out, nil

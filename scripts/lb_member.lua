@@ -1,15 +1,15 @@
 -- lb_member.lua: one member on every board of a leaderboard, read in one
 -- round trip: score, rank and the gap to the member ranked just above, on
 -- each board; and the member's score and rank on the board of the period
--- before (read only; EVALSHA_RO).
+-- before (read only). Several members: one call each, pipelined.
 --
 -- KEYS[2i-1] -> board i of the current period
 -- KEYS[2i]   -> board i of the period before (all time: the same key again)
 -- ARGV[1] -> member
 -- ARGV[2] -> order: desc | asc
 -- ARGV[i + 2] -> board i's tie bits (the packed score is score * 2^bits + tie)
--- and after the 2m board keys, one key per rolling board (the last r
--- boards): its pre-fill's progress, 'done' once filled
+-- and after the 2m board keys, one key per rolling board among them, in
+-- their order: its pre-fill's progress, 'done' once filled
 --
 -- Returns, per board i, five values from reply[5(i-1) + 1]:
 --   score, rank (0: not on the board), gap to the member above (-1: none
