@@ -152,7 +152,8 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 	f.engine = e
 	kills := &leaderboard.Leaderboard{ID: "kills", Kinds: []leaderboard.Kind{leaderboard.Hour, leaderboard.Day,
 		leaderboard.Week, leaderboard.Month, leaderboard.AllTime}, Windows: []leaderboard.Window{{N: 7, Unit: leaderboard.Day}}, MaxScore: 1000,
-		Retention: map[leaderboard.Kind]time.Duration{leaderboard.Hour: time.Hour}, Archive: &leaderboard.ArchivePolicy{Kinds: []leaderboard.Kind{leaderboard.Hour}}}
+		Retention: map[leaderboard.Kind]time.Duration{leaderboard.Hour: time.Hour}, Archive: &leaderboard.ArchivePolicy{Kinds: []leaderboard.Kind{leaderboard.Hour}},
+		Catalog: true}
 	testsvc.Must(tb, kills.Init(), "leaderboard Init")
 	f.boards, err = leaderboard.Open(f.ctx, rdb, []*leaderboard.Leaderboard{kills},
 		leaderboard.WithNamespace(ns), leaderboard.WithClock(f.clock.Now), leaderboard.WithLogger(quiet), leaderboard.WithArchive(f.store))
@@ -177,13 +178,19 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 // key, any other is sent as a bearer token.
 func (f *fixture) do(method, path, body, key string) *httptest.ResponseRecorder {
 	f.tb.Helper()
+	return f.doAs(method, path, body, key, "application/json")
+}
+
+// doAs is do with a body of another media type.
+func (f *fixture) doAs(method, path, body, key, contentType string) *httptest.ResponseRecorder {
+	f.tb.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
 	r := httptest.NewRequest(method, path, rd)
 	if body != "" {
-		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Content-Type", contentType)
 	}
 	if key != "" {
 		r.Header.Set("Authorization", "Bearer "+key)

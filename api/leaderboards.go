@@ -1,7 +1,12 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"strconv"
 
@@ -250,6 +255,10 @@ type entryJSON struct {
 	Rank   int    `json:"rank"`
 	Member string `json:"member"`
 	Score  int64  `json:"score"`
+	// Name and Metadata: the member's catalog entry, on a leaderboard with
+	// a catalog.
+	Name     string          `json:"name,omitempty"`
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 type lbBoardJSON struct {
@@ -304,7 +313,7 @@ func (s *Server) lbBoard(r *http.Request, _ *Key) (reply, error) {
 	}
 	out := lbBoardJSON{Leaderboard: l.ID, periodJSON: newPeriodJSON(l, b.Period), Size: b.Size, Incomplete: b.Incomplete, Archived: b.Archived, Entries: make([]entryJSON, len(b.Entries))}
 	for i, e := range b.Entries {
-		out.Entries[i] = entryJSON{Rank: e.Rank, Member: e.Member, Score: e.Score}
+		out.Entries[i] = entryJSON{Rank: e.Rank, Member: e.Member, Score: e.Score, Name: e.Name, Metadata: e.Metadata}
 	}
 	return out, nil
 }
@@ -517,7 +526,53 @@ func (bd lbBoardJSON) appendJSON(b []byte) ([]byte, error) {
 		}
 		b = strconv.AppendInt(append(b, `{"rank":`...), int64(e.Rank), 10)
 		b = appendIntField(appendStringField(b, "member", e.Member, false), "score", e.Score)
+		if e.Name != "" {
+			b = appendStringField(b, "name", e.Name, false)
+		}
+		if len(e.Metadata) > 0 {
+			b = append(appendKey(b, "metadata", false), e.Metadata...) // compact JSON, checked at import
+		}
 		b = append(b, '}')
 	}
 	return append(b, "]}"...), nil
+}
+
+// lbImport serves the admin import of a leaderboard's catalog: a JSON body
+// ({"entries":[...]}) or, with Content-Type text/csv, a CSV file whose
+// header names the columns. A bad entry imports nothing of the body.
+func (s *Server) lbImport(r *http.Request, _ *Key) (reply, error) {
+	l, err := s.leaderboardOf(r)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, errTooLarge
+		}
+		return nil, invalid("body", "could not be read: %v", err)
+	}
+	var entries []leaderboard.CatalogEntry
+	media, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch media {
+	case "text/csv":
+		entries, err = leaderboard.ParseCatalogCSV(bytes.NewReader(body))
+	case "application/json", "":
+		entries, err = leaderboard.ParseCatalogJSON(bytes.NewReader(body))
+	default:
+		return nil, invalid("Content-Type", "%q is not application/json or text/csv", excerpt.Of(media))
+	}
+	if err != nil {
+		return nil, err
+	}
+	changed, err := s.boards.Import(r.Context(), l.ID, entries)
+	if err != nil {
+		return nil, s.redisErr(err)
+	}
+	return marshal{struct {
+		Leaderboard string `json:"leaderboard"`
+		Entries     int    `json:"entries"`
+		Changed     int    `json:"changed"`
+	}{l.ID, len(entries), changed}}, nil
 }

@@ -29,6 +29,13 @@ func exerciseLeaderboards(t *testing.T, f *fixture) {
 	f.must("POST", "/v1/leaderboards/kills/members", `{"members":["bob"]}`)
 	f.must("GET", "/v1/leaderboards", "")
 	f.must("GET", "/v1/leaderboards/kills", "")
+	if w := f.do("POST", "/v1/admin/leaderboards/kills/catalog", `{"entries":[{"member":"alice","name":"Alice","metadata":{"avatar":"a.png"}}]}`, adminKey); w.Code != 200 {
+		t.Errorf("import JSON: %d %s", w.Code, w.Body)
+	}
+	if w := f.doAs("POST", "/v1/admin/leaderboards/kills/catalog", "member,name,team\nbob,Bob,red\n", adminKey, "text/csv"); w.Code != 200 ||
+		!strings.Contains(w.Body.String(), `"changed":1`) {
+		t.Errorf("import CSV: %d %s", w.Code, w.Body)
+	}
 	for _, c := range []struct {
 		method, path, body, key string
 		status                  int
@@ -68,6 +75,11 @@ func exerciseLeaderboards(t *testing.T, f *fixture) {
 		{"GET", "/v1/leaderboards", "", noKey, 401},
 		{"GET", "/v1/leaderboards/nope", "", gameKey, 404},
 		{"GET", "/v1/leaderboards/kills", "", noKey, 401},
+		{"POST", "/v1/admin/leaderboards/kills/catalog", `{"entries":[{"member":"x","name":"X"}]}`, gameKey, 403},
+		{"POST", "/v1/admin/leaderboards/kills/catalog", `{"entries":[{"member":"x","name":"X"},{"member":"y","metadata":7}]}`, adminKey, 400},
+		{"POST", "/v1/admin/leaderboards/kills/catalog", `{"entries":[{"member":"x","initial_score":5000}]}`, adminKey, 422},
+		{"POST", "/v1/admin/leaderboards/kills/catalog", `{"members":[]}`, adminKey, 400},
+		{"POST", "/v1/admin/leaderboards/nope/catalog", `{"entries":[]}`, adminKey, 404},
 	} {
 		if w := f.do(c.method, c.path, c.body, c.key); w.Code != c.status {
 			t.Errorf("%s %.80s: status %d, want %d: %.300s", c.method, c.path, w.Code, c.status, w.Body)
@@ -91,6 +103,10 @@ func TestLeaderboardRoutes(t *testing.T) {
 		if b["score"] != 7.0 || b["rank"] != 2.0 {
 			t.Errorf("%v board: alice %v at rank %v, want 7 at rank 2", b["kind"], b["score"], b["rank"])
 		}
+	}
+	if day := f.must("GET", "/v1/leaderboards/kills/boards/day", "")["entries"].([]any); day[1].(map[string]any)["name"] != "Alice" ||
+		day[1].(map[string]any)["metadata"].(map[string]any)["avatar"] != "a.png" {
+		t.Errorf("the day board does not carry alice's catalog entry: %v", day)
 	}
 	many := f.must("POST", "/v1/leaderboards/kills/members", `{"members":["alice","a b","bob"],"boards":["day","7d"]}`)["members"].([]any)
 	alice, bad, bob := many[0].(map[string]any), many[1].(map[string]any), many[2].(map[string]any)

@@ -191,6 +191,7 @@ func (s *Server) routes() {
 	// request's: it may read a million players.
 	s.handle("POST /v1/admin/leagues/{league}/settle", admin, s.settle, ownDeadline)
 	s.handle("GET /v1/admin/leagues/{league}/settlements", admin, s.settlements, takes("limit"))
+	s.handle("POST /v1/admin/leaderboards/{leaderboard}/catalog", admin, s.lbImport)
 
 	s.handle("GET /healthz", public, s.healthz)
 	s.handle("GET /readyz", public, s.readyz)

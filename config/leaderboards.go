@@ -26,6 +26,7 @@ type leaderboardFile struct {
 	IdempotencyWindow duration            `yaml:"idempotency_window"`
 	CarryOver         map[string]string   `yaml:"carry_over"`
 	Archive           *archiveFile        `yaml:"archive"`
+	Catalog           bool                `yaml:"catalog"`
 }
 
 // archiveFile mirrors a leaderboard's archive: section.
@@ -41,7 +42,7 @@ func (lf leaderboardFile) build() (*leaderboard.Leaderboard, error) {
 		return nil, err
 	}
 	l := &leaderboard.Leaderboard{ID: lf.ID, Calendar: cal, Operator: leaderboard.Operator(lf.ScoreOperator),
-		Order: leaderboard.Order(lf.Order), TieBreak: leaderboard.TieBreak(lf.TieBreak)}
+		Order: leaderboard.Order(lf.Order), TieBreak: leaderboard.TieBreak(lf.TieBreak), Catalog: lf.Catalog}
 	for _, p := range lf.Periods {
 		k, err := leaderboard.ParseKind(p)
 		if err != nil {

@@ -140,6 +140,8 @@ func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
 //	<ns>:lb:{L}:bucket:<unit>:<start> zset  a bucket (hour or day) of the rolling windows: member -> sum
 //	<ns>:lb:{L}:fill:<window>:<start> string the pre-fill's progress on that rolling board; "done"
 //	<ns>:lb:{L}:fill             string the token of the process pre-filling the leaderboard
+//	<ns>:lb:{L}:catalog          hash  member -> {"name":...,"metadata":...}
+//	<ns>:lb:{L}:initial          hash  member -> the initial score applied to its all-time score
 type keys struct{ prefix string }
 
 func (e *Engine) keys(l *Leaderboard) keys { return e.prefixes[l.ID] }
@@ -163,6 +165,12 @@ func (k keys) bucket(b Period) string {
 func (k keys) filled(p Period) string {
 	return k.prefix + "fill:" + string(p.Kind) + ":" + strconv.FormatInt(p.Start.Unix(), 10)
 }
+
+// catalog holds members' display names and metadata (catalog.go).
+func (k keys) catalog() string { return k.prefix + "catalog" }
+
+// catalogInitial holds the initial score applied to each member.
+func (k keys) catalogInitial() string { return k.prefix + "initial" }
 
 // lease is the token of the process pre-filling the leaderboard.
 func (k keys) lease() string { return k.prefix + "fill" }

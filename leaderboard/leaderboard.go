@@ -110,6 +110,9 @@ type Leaderboard struct {
 	// standings (Engine.Archive), and reads of a period past its
 	// retention come from there.
 	Archive *ArchivePolicy
+	// Catalog keeps members' display names, metadata and initial scores
+	// (catalog.go): reads of its boards carry the names.
+	Catalog bool
 
 	tieBits map[Kind]uint          // low bits FirstReached keeps, by kind
 	boards  []Kind                 // Kinds, then the Windows' kinds: the order of writes and replies

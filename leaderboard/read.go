@@ -2,6 +2,7 @@ package leaderboard
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -17,6 +18,10 @@ type Entry struct {
 	Rank   int // 1-based
 	Member string
 	Score  int64
+	// Name and Metadata are the member's catalog entry, on a leaderboard
+	// with a catalog (empty when the member has none).
+	Name     string
+	Metadata json.RawMessage
 }
 
 // Board is a page of one board.
@@ -104,7 +109,7 @@ func (e *Engine) Top(ctx context.Context, id string, k Kind, period string, offs
 	for i, z := range page.Val() {
 		b.Entries[i] = Entry{Rank: offset + i + 1, Member: z.Member.(string), Score: int64(math.Floor(z.Score / shift))}
 	}
-	return b, nil
+	return b, e.names(ctx, l, b.Entries)
 }
 
 // Around returns the window of a board around member: up to n ranks above
@@ -152,7 +157,7 @@ func (e *Engine) Around(ctx context.Context, id string, k Kind, period, member s
 		}
 		b.Entries = append(b.Entries, Entry{Rank: int(first) + (i-3)/2 + 1, Member: m, Score: int64(math.Floor(packed / shift))})
 	}
-	return b, nil
+	return b, e.names(ctx, l, b.Entries)
 }
 
 // Standing is a member on one board: where it stands in the current

@@ -45,6 +45,8 @@ var (
 	lbAround string
 	//go:embed lb_fill.lua
 	lbFill string
+	//go:embed lb_catalog.lua
+	lbCatalog string
 )
 
 // The scripts. See each .lua file for its contract.
@@ -60,10 +62,11 @@ var (
 	Restore  = redis.NewScript(assemble(restore))
 
 	// Leaderboards' scripts (package leaderboard).
-	LBWrite  = redis.NewScript(assemble(lbWrite))
-	LBMember = redis.NewScript(assemble(lbMember))
-	LBAround = redis.NewScript(assemble(lbAround))
-	LBFill   = redis.NewScript(assemble(lbFill))
+	LBWrite   = redis.NewScript(assemble(lbWrite))
+	LBMember  = redis.NewScript(assemble(lbMember))
+	LBAround  = redis.NewScript(assemble(lbAround))
+	LBFill    = redis.NewScript(assemble(lbFill))
+	LBCatalog = redis.NewScript(assemble(lbCatalog))
 )
 
 // helpers are common.lua's sections by name, in file order.
@@ -119,7 +122,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBFill}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBFill, LBCatalog}
 
 // Status is the first element of a script's reply.
 type Status int64

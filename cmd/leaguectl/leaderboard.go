@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/league-engine/league/internal/words"
@@ -58,9 +60,9 @@ func leaderboardBoard(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "leaderboard %s board %s period %s (ends %s): %s%s\n", *id, k, b.Period.ID(),
 		endOf(b.Period), words.Count(b.Size, "member"), note)
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "rank\tmember\tscore")
+	fmt.Fprintln(w, "rank\tmember\tscore\tname")
 	for _, en := range b.Entries {
-		fmt.Fprintf(w, "%d\t%s\t%d\n", en.Rank, en.Member, en.Score)
+		fmt.Fprintf(w, "%d\t%s\t%d\t%s\n", en.Rank, en.Member, en.Score, en.Name)
 	}
 	return w.Flush()
 }
@@ -117,5 +119,44 @@ func prefill(ctx context.Context, args []string, out io.Writer) error {
 			fmt.Fprintf(out, "leaderboard %s %s period %s: %s\n", l, f.Period.Kind, f.Period.ID(), state)
 		}
 	}
+	return nil
+}
+
+// importCatalog imports a leaderboard's catalog from a CSV (.csv) or JSON
+// file, as the admin route does.
+func importCatalog(ctx context.Context, args []string, out io.Writer) error {
+	fs, path := flags("import")
+	id := fs.String("leaderboard", "", "leaderboard id (required)")
+	file := fs.String("file", "", "a .csv file (header: member,name,initial_score,<metadata columns>) or a JSON file {\"entries\":[...]} (required)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *id == "" || *file == "" {
+		return usageError{fmt.Errorf("import: -leaderboard and -file are required")}
+	}
+	f, err := os.Open(*file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var entries []leaderboard.CatalogEntry
+	if strings.HasSuffix(strings.ToLower(*file), ".csv") {
+		entries, err = leaderboard.ParseCatalogCSV(f)
+	} else {
+		entries, err = leaderboard.ParseCatalogJSON(f)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", *file, err)
+	}
+	e, lb, err := openLeaderboards(ctx, *path)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	changed, err := lb.Import(ctx, *id, entries)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *file, err)
+	}
+	fmt.Fprintf(out, "leaderboard %s: %s imported, %d changed\n", *id, words.Count(len(entries), "member"), changed)
 	return nil
 }

@@ -45,6 +45,7 @@ commands:
   restore        rebuild a league Redis lost from Postgres (REDIS_URL, DATABASE_URL): -league L
   leaderboard    print a leaderboard's board (REDIS_URL): -leaderboard L -board 7d [-period P] [-offset N] [-limit N]
   prefill        fill rolling boards now (REDIS_URL): [-leaderboard L]
+  import         import a leaderboard's catalog (REDIS_URL): -leaderboard L -file members.csv|members.json
   version        print the build (module version, VCS revision, Go)
 `
 
@@ -94,6 +95,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return leaderboardBoard(ctx, rest, out)
 	case "prefill":
 		return prefill(ctx, rest, out)
+	case "import":
+		return importCatalog(ctx, rest, out)
 	case "version", "-version", "--version":
 		if len(rest) > 0 {
 			return usageError{fmt.Errorf("version takes no arguments")}

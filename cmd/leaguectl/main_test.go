@@ -329,3 +329,39 @@ func TestLeaderboardAndPrefill(t *testing.T) {
 		}
 	}
 }
+
+// TestImport: leaguectl imports a CSV catalog, names show on the board, a
+// second import changes nothing, and a bad row imports nothing.
+func TestImport(t *testing.T) {
+	ns := testsvc.Namespace(t)
+	testsvc.Redis(t, ns)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	yaml := fmt.Sprintf("redis: {namespace: %s}\nleaderboards: [{id: votes, periods: [all_time], catalog: true}]\n", ns)
+	testsvc.Must(t, os.WriteFile(path, []byte(yaml), 0o600), "write config")
+	csv := filepath.Join(dir, "members.csv")
+	testsvc.Must(t, os.WriteFile(csv, []byte("member,name,avatar,initial_score\nann,Ann,ann.png,40\nben,Ben,,12\n"), 0o600), "write csv")
+	t.Setenv("REDIS_URL", testsvc.RedisURL())
+	ctx := context.Background()
+	var out bytes.Buffer
+	testsvc.Must(t, run(ctx, []string{"import", "-config", path, "-leaderboard", "votes", "-file", csv}, &out), "import")
+	if s := out.String(); s != "leaderboard votes: 2 members imported, 2 changed\n" {
+		t.Fatalf("import: %q", s)
+	}
+	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"import", "-config", path, "-leaderboard", "votes", "-file", csv}, &out), "import again")
+	if s := out.String(); !strings.Contains(s, "0 changed") {
+		t.Fatalf("import again: %q", s)
+	}
+	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "all_time"}, &out), "board")
+	if s := out.String(); !strings.Contains(s, "1     ann     40     Ann") || !strings.Contains(s, "2     ben     12     Ben") {
+		t.Fatalf("board after the import:\n%s", s)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	testsvc.Must(t, os.WriteFile(bad, []byte("member,name,initial_score\ncid,Cid,1\ndan,Dan,lots\n"), 0o600), "write csv")
+	if err := run(ctx, []string{"import", "-config", path, "-leaderboard", "votes", "-file", bad}, &out); err == nil ||
+		!strings.Contains(err.Error(), `row 3: initial_score "lots" is not a whole number`) {
+		t.Fatalf("a bad row: %v", err)
+	}
+}

@@ -1,0 +1,300 @@
+package leaderboard
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/league-engine/league/internal/excerpt"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scripts"
+)
+
+// A leaderboard with a catalog (Leaderboard.Catalog) keeps, per member, a
+// display name and metadata (an avatar, a team) that its boards' reads
+// carry beside the member id, and an initial score: the score a member
+// starts with on the all-time board (seed 003's candidates start with
+// their votes so far). An admin imports entries (Engine.Import), thousands
+// a call, from JSON or CSV; importing again is harmless.
+
+// CatalogEntry is one member of a leaderboard's catalog.
+type CatalogEntry struct {
+	Member string
+	Name   string
+	// Metadata is a JSON object (e.g. {"avatar":"https://..."}), nil for none.
+	Metadata json.RawMessage
+	// InitialScore is the member's starting score on the all-time board:
+	// importing it again with another value moves the score by the
+	// difference.
+	InitialScore int64
+	// Place says where the entry came from, for errors ("row 7" of a CSV
+	// file); empty: its index ("entries[3]").
+	Place string
+}
+
+// Limits of a catalog entry.
+const (
+	MaxNameLen     = 64   // characters
+	MaxMetadataLen = 1024 // bytes of JSON
+	// MaxImport is how many entries one Import takes (a JSON body of a
+	// megabyte holds about as many).
+	MaxImport = 10000
+)
+
+// importChunk is how many entries one lb_catalog.lua call imports.
+const importChunk = 500
+
+// catalogValue is how an entry is kept in the catalog hash.
+type catalogValue struct {
+	Name     string          `json:"name,omitempty"`
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+}
+
+// checkEntry validates one entry of leaderboard l; field names the place.
+func (l *Leaderboard) checkEntry(c CatalogEntry, field string) error {
+	bad := func(f, format string, args ...any) error {
+		return &league.Error{Code: league.Invalid, Field: field + f, Message: fmt.Sprintf(format, args...)}
+	}
+	if err := CheckMember(c.Member); err != nil {
+		return bad("member", "%s", league.ErrorMessage(err))
+	}
+	if !utf8.ValidString(c.Name) || utf8.RuneCountInString(c.Name) > MaxNameLen {
+		return bad("name", "is not UTF-8 text of at most %d characters", MaxNameLen)
+	}
+	if strings.IndexFunc(c.Name, func(r rune) bool { return unicode.IsControl(r) }) >= 0 {
+		return bad("name", "holds a control character")
+	}
+	if c.Metadata != nil {
+		if len(c.Metadata) > MaxMetadataLen {
+			return bad("metadata", "is %d bytes of JSON; at most %d", len(c.Metadata), MaxMetadataLen)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(c.Metadata, &obj); err != nil || obj == nil {
+			return bad("metadata", "is not a JSON object")
+		}
+	}
+	if c.InitialScore != 0 {
+		switch {
+		case !l.has(AllTime):
+			return bad("initial_score", "leaderboard %q keeps no all_time board to start it on", l.ID)
+		case l.Operator != Incr && l.Operator != Decr:
+			return bad("initial_score", "an initial score goes with score_operator incr or decr (a sum), not %s", l.Operator)
+		case c.InitialScore > l.MaxScore || c.InitialScore < -l.MaxScore:
+			return &league.Error{Code: league.Overflow, Field: field + "initial_score",
+				Message: fmt.Sprintf("%d is past the leaderboard's maximum score %d", c.InitialScore, l.MaxScore)}
+		}
+	}
+	return nil
+}
+
+// Import adds or updates catalog entries of leaderboard id. The entries
+// are checked first: one bad entry (its field named, "entries[3].name")
+// imports nothing. They are then written 500 an atomic step; each step is
+// idempotent, so after a failure (Redis down) the same import run again
+// completes it. It returns how many members changed.
+func (e *Engine) Import(ctx context.Context, id string, entries []CatalogEntry) (changed int, err error) {
+	l, err := e.Leaderboard(id)
+	if err != nil {
+		return 0, err
+	}
+	if !l.Catalog {
+		return 0, &league.Error{Code: league.Invalid, Field: "leaderboard",
+			Message: fmt.Sprintf("leaderboard %q has no catalog (catalog: true in its config)", id)}
+	}
+	if len(entries) > MaxImport {
+		return 0, &league.Error{Code: league.Invalid, Field: "entries",
+			Message: fmt.Sprintf("%d entries; import at most %d a call", len(entries), MaxImport)}
+	}
+	seen := make(map[string]int, len(entries))
+	values := make([]string, len(entries))
+	for i, c := range entries {
+		if err := l.checkEntry(c, place(entries, i)+"."); err != nil {
+			return 0, err
+		}
+		if j, dup := seen[c.Member]; dup {
+			return 0, &league.Error{Code: league.Invalid, Field: place(entries, i) + ".member",
+				Message: fmt.Sprintf("%q is also %s", c.Member, place(entries, j))}
+		}
+		seen[c.Member] = i
+		if c.Name != "" || c.Metadata != nil {
+			v, _ := json.Marshal(catalogValue{Name: c.Name, Metadata: compact(c.Metadata)})
+			values[i] = string(v)
+		}
+	}
+	k := e.keys(l)
+	board := k.catalogInitial()
+	if l.has(AllTime) {
+		board = k.board(Period{Kind: AllTime})
+	}
+	ks := []string{k.catalogInitial(), k.catalog(), board}
+	for from := 0; from < len(entries); from += importChunk {
+		chunk := entries[from:min(from+importChunk, len(entries))]
+		args := []any{e.clock.Arg(), l.MaxScore, l.tieBits[AllTime], l.TieResolution.Milliseconds(), l.orderArg(),
+			AllTimeFrom.Unix(), AllTimeUntil.Unix(), flag(l.has(AllTime))}
+		for i, c := range chunk {
+			args = append(args, c.Member, c.InitialScore, values[from+i])
+		}
+		reply, err := e.run.RunAlone(ctx, scripts.LBCatalog, ks, args...).Int64Slice()
+		if err != nil {
+			return changed, league.RedisError("leaderboard import", err)
+		}
+		if scripts.Status(reply[0]) == scripts.Overflow {
+			i := from + int(reply[1]) - 1
+			return changed, &league.Error{Code: league.Overflow, Field: place(entries, i) + ".initial_score", Message: fmt.Sprintf(
+				"would take %q's all-time score from %d past the maximum %d; the %d entries before %s were imported",
+				entries[i].Member, reply[2], l.MaxScore, from, place(entries, from))}
+		}
+		changed += int(reply[1])
+	}
+	return changed, nil
+}
+
+// place names entry i in errors.
+func place(entries []CatalogEntry, i int) string {
+	if entries[i].Place != "" {
+		return entries[i].Place
+	}
+	return "entries[" + strconv.Itoa(i) + "]"
+}
+
+func compact(js json.RawMessage) json.RawMessage {
+	if js == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, js) != nil {
+		return js
+	}
+	return b.Bytes()
+}
+
+// names fills the Name and Metadata of entries from the catalog.
+func (e *Engine) names(ctx context.Context, l *Leaderboard, entries []Entry) error {
+	if !l.Catalog || len(entries) == 0 {
+		return nil
+	}
+	members := make([]string, len(entries))
+	for i, en := range entries {
+		members[i] = en.Member
+	}
+	vals, err := e.rdb.HMGet(ctx, e.keys(l).catalog(), members...).Result()
+	if err != nil {
+		return league.RedisError("leaderboard read", err)
+	}
+	for i, v := range vals {
+		if s, ok := v.(string); ok {
+			var cv catalogValue
+			if json.Unmarshal([]byte(s), &cv) == nil {
+				entries[i].Name, entries[i].Metadata = cv.Name, cv.Metadata
+			}
+		}
+	}
+	return nil
+}
+
+// ParseCatalogJSON reads {"entries":[{"member","name","metadata","initial_score"}]}.
+func ParseCatalogJSON(r io.Reader) ([]CatalogEntry, error) {
+	var body struct {
+		Entries *[]struct {
+			Member       *string         `json:"member"`
+			Name         string          `json:"name"`
+			Metadata     json.RawMessage `json:"metadata"`
+			InitialScore json.Number     `json:"initial_score"`
+		} `json:"entries"`
+	}
+	d := json.NewDecoder(r)
+	d.DisallowUnknownFields()
+	d.UseNumber()
+	if err := d.Decode(&body); err != nil {
+		return nil, &league.Error{Code: league.Invalid, Field: "body", Message: fmt.Sprintf("not a catalog: %v", err)}
+	}
+	if body.Entries == nil {
+		return nil, &league.Error{Code: league.Invalid, Field: "entries", Message: "required"}
+	}
+	out := make([]CatalogEntry, len(*body.Entries))
+	for i, en := range *body.Entries {
+		field := "entries[" + strconv.Itoa(i) + "]."
+		if en.Member == nil {
+			return nil, &league.Error{Code: league.Invalid, Field: field + "member", Message: "required"}
+		}
+		out[i] = CatalogEntry{Member: *en.Member, Name: en.Name}
+		if len(en.Metadata) > 0 && string(en.Metadata) != "null" {
+			out[i].Metadata = en.Metadata
+		}
+		if en.InitialScore != "" {
+			n, err := strconv.ParseInt(string(en.InitialScore), 10, 64)
+			if err != nil {
+				return nil, &league.Error{Code: league.Invalid, Field: field + "initial_score", Message: fmt.Sprintf("%q is not a whole number", excerpt.Of(string(en.InitialScore)))}
+			}
+			out[i].InitialScore = n
+		}
+	}
+	return out, nil
+}
+
+// ParseCatalogCSV reads a CSV file whose first row names the columns:
+// member (required), name, initial_score, and any others, which go into
+// each member's metadata as strings (an avatar column: {"avatar": ...}).
+// An error names the row (1 is the header) and the column.
+func ParseCatalogCSV(r io.Reader) ([]CatalogEntry, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = 0 // every row as long as the header
+	header, err := cr.Read()
+	if err != nil {
+		return nil, &league.Error{Code: league.Invalid, Field: "row 1", Message: fmt.Sprintf("no header row: %v", err)}
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if _, dup := col[h]; dup || h == "" {
+			return nil, &league.Error{Code: league.Invalid, Field: "row 1", Message: fmt.Sprintf("column %d: %q is empty or named twice", i+1, excerpt.Of(h))}
+		}
+		header[i], col[h] = h, i
+	}
+	if _, ok := col["member"]; !ok {
+		return nil, &league.Error{Code: league.Invalid, Field: "row 1", Message: "no member column"}
+	}
+	var out []CatalogEntry
+	for row := 2; ; row++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, &league.Error{Code: league.Invalid, Field: "row " + strconv.Itoa(row), Message: err.Error()}
+		}
+		c := CatalogEntry{Member: rec[col["member"]], Place: "row " + strconv.Itoa(row)}
+		meta := map[string]string{}
+		for i, v := range rec {
+			switch header[i] {
+			case "member":
+			case "name":
+				c.Name = v
+			case "initial_score":
+				if v == "" {
+					continue
+				}
+				if c.InitialScore, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64); err != nil {
+					return nil, &league.Error{Code: league.Invalid, Field: fmt.Sprintf("row %d", row),
+						Message: fmt.Sprintf("initial_score %q is not a whole number", excerpt.Of(v))}
+				}
+			default:
+				if v != "" {
+					meta[header[i]] = v
+				}
+			}
+		}
+		if len(meta) > 0 {
+			c.Metadata, _ = json.Marshal(meta)
+		}
+		out = append(out, c)
+	}
+}

@@ -1,0 +1,90 @@
+-- lb_catalog.lua: import catalog entries of a leaderboard: each member's
+-- display name and metadata, and its initial score on the all-time board,
+-- in one atomic step for the chunk. Idempotent: the initial score applied
+-- is remembered, and importing a member again adds only the difference to
+-- its score (nothing when unchanged), so a retried or repeated import
+-- never counts an initial score twice. Every member is checked before any
+-- is written: one that would pass the maximum writes nothing of the chunk.
+--
+-- KEYS[1] -> <ns>:lb:{L}:initial   hash  member -> the initial score applied
+-- KEYS[2] -> <ns>:lb:{L}:catalog   hash  member -> {"name":...,"metadata":...}
+-- KEYS[3] -> <ns>:lb:{L}:all_time  the all-time board (KEYS[1] again when none)
+-- ARGV[1] -> now in ms, or '' for Redis TIME
+-- ARGV[2] -> the maximum score
+-- ARGV[3] -> the all-time board's tie bits (first_reached), 0 when ties go by member id
+-- ARGV[4] -> unit (ms) of first_reached's time
+-- ARGV[5] -> order: desc | asc
+-- ARGV[6], ARGV[7] -> the span first_reached counts over on the all-time board (Unix s)
+-- ARGV[8] -> 1 when there is an all-time board
+-- then three per member, from ARGV[9]: member, initial score, catalog value ('' removes it)
+--
+-- Returns {0, changed}: the members whose entry or score changed;
+-- {7, i, score}: member i's score would pass the maximum from score.
+--
+-- uses: now_ms
+
+local max, tb, unit, asc = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == 'asc'
+local board = ARGV[8] == '1' and KEYS[3]
+local shift = 2 ^ tb
+local deltas, current = {}, {}
+for i = 1, (#ARGV - 8) / 3 do
+  local a = 9 + 3 * (i - 1)
+  local member, initial = ARGV[a], tonumber(ARGV[a + 1])
+  local delta = initial - tonumber(redis.call('HGET', KEYS[1], member) or 0)
+  if delta ~= 0 then
+    local packed = redis.call('ZSCORE', board, member)
+    local score = 0
+    if packed then
+      score = math.floor(tonumber(packed) / shift)
+    end
+    if score + delta > max or score + delta < -max then
+      return {7, i, score}
+    end
+    current[i] = packed
+  end
+  deltas[i] = delta
+end
+
+local now, changed = nil, 0
+for i = 1, (#ARGV - 8) / 3 do
+  local a = 9 + 3 * (i - 1)
+  local member, delta, value = ARGV[a], deltas[i], ARGV[a + 2]
+  local moved = false
+  if delta ~= 0 then
+    if current[i] then
+      redis.call('ZINCRBY', board, delta * shift, member)
+    else
+      -- first_reached, as a write: the time left before the span's end
+      -- (descending) or since its start (ascending)
+      local tie = 0
+      if tb > 0 then
+        now = now or now_ms(ARGV[1])
+        if asc then
+          tie = math.floor((now - tonumber(ARGV[6]) * 1000) / unit)
+        else
+          tie = math.floor((tonumber(ARGV[7]) * 1000 - now) / unit)
+        end
+        if tie < 0 then tie = 0 elseif tie > shift - 1 then tie = shift - 1 end
+      end
+      redis.call('ZADD', board, delta * shift + tie, member)
+    end
+    if tonumber(ARGV[a + 1]) == 0 then
+      redis.call('HDEL', KEYS[1], member)
+    else
+      redis.call('HSET', KEYS[1], member, ARGV[a + 1])
+    end
+    moved = true
+  end
+  local old = redis.call('HGET', KEYS[2], member)
+  if value == '' then
+    if old then
+      redis.call('HDEL', KEYS[2], member)
+      moved = true
+    end
+  elseif old ~= value then
+    redis.call('HSET', KEYS[2], member, value)
+    moved = true
+  end
+  if moved then changed = changed + 1 end
+end
+return {0, changed}
