@@ -23,6 +23,7 @@ func TestRedisCluster(t *testing.T) {
 		boards = append(boards, newLeaderboard(t, func(l *leaderboard.Leaderboard) {
 			l.ID = fmt.Sprintf("lb%d", i)
 			l.Windows = []leaderboard.Window{{N: 30, Unit: leaderboard.Day}, {N: 24, Unit: leaderboard.Hour}}
+			l.Catalog = true
 		}))
 	}
 	clock := testsvc.NewClock(start)
@@ -60,12 +61,38 @@ func TestRedisCluster(t *testing.T) {
 		if len(fills) != 4 || !fills[3].Filled {
 			t.Errorf("%s: fills %+v", l.ID, fills)
 		}
+		// the catalog, and several members at once
+		_, err = e.Import(ctx, l.ID, []leaderboard.CatalogEntry{{Member: "m19", Name: "Nineteen", InitialScore: 100}})
+		testsvc.Must(t, err, "import into %s", l.ID)
+		top, err = e.Top(ctx, l.ID, leaderboard.AllTime, "", 0, 1)
+		testsvc.Must(t, err, "top of %s", l.ID)
+		if top.Entries[0].Name != "Nineteen" || top.Entries[0].Score != 120 {
+			t.Errorf("%s after the import: %+v", l.ID, top.Entries)
+		}
+		sts, errs, err := e.Members(ctx, l.ID, []string{"m01", "m02"}, []leaderboard.Kind{leaderboard.Day, "30d"})
+		testsvc.Must(t, err, "members of %s", l.ID)
+		if errs[0] != nil || sts[1][1].Score != 3 || sts[0][0].Rank != 19 {
+			t.Errorf("%s members: %+v %v", l.ID, sts, errs)
+		}
 		for _, k := range []leaderboard.Kind{"30d", "24h"} {
 			b, err := e.Top(ctx, l.ID, k, "", 0, 3)
 			testsvc.Must(t, err, "top of %s %s", l.ID, k)
 			if got := entries(b.Entries); got != "1.m19=20 2.m18=19 3.m17=18 " || b.Size != 20 || b.Incomplete {
 				t.Errorf("%s %s: %s (size %d, incomplete %v)", l.ID, k, got, b.Size, b.Incomplete)
 			}
+		}
+	}
+	// one batch over every leaderboard, so over every node
+	var many []leaderboard.BoardWrite
+	for _, l := range boards {
+		many = append(many, leaderboard.BoardWrite{Leaderboard: l.ID, Write: leaderboard.Write{Member: "zz", Value: 7}})
+	}
+	res, errs, err := e.WriteMany(ctx, many)
+	testsvc.Must(t, err, "WriteMany")
+	for i, err := range errs {
+		testsvc.Must(t, err, "write %d of the batch", i)
+		if res[i].Boards[0].Score != 7 {
+			t.Errorf("write %d of the batch: %+v", i, res[i])
 		}
 	}
 }
