@@ -48,39 +48,11 @@ func (m *archiveMetrics) start(l *leaderboard.Leaderboard) {
 	m.failures.WithLabelValues(l.ID)
 }
 
-// archive archives leaderboard l's closed periods until Stop.
-func (s *Scheduler) archive(l *leaderboard.Leaderboard) {
-	defer s.wg.Done()
-	var backoff time.Duration
-	for {
-		wait := s.archiveOnce(l)
-		if wait < 0 {
-			backoff = nextBackoff(backoff, nil)
-			wait = min(backoff, max(s.poll, time.Second))
-		} else {
-			backoff = 0
-		}
-		select {
-		case <-s.quit:
-			return
-		case <-time.After(wait):
-		}
-	}
-}
-
 // archiveOnce runs one Archive of l and returns how long to wait: until
 // just after the next boundary of an archived kind, at most a poll;
-// negative after a failure.
-func (s *Scheduler) archiveOnce(l *leaderboard.Leaderboard) time.Duration {
-	ctx, cancel := context.WithTimeout(context.Background(), s.attempt)
-	defer cancel()
-	go func() {
-		select {
-		case <-s.quit: // a period half stored rolls back, and is stored at the next run
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+// negative after a failure. A period half stored when Stop cancels ctx
+// rolls back, and is stored at the next run.
+func (s *Scheduler) archiveOnce(ctx context.Context, l *leaderboard.Leaderboard) time.Duration {
 	done, err := s.boards.Archive(ctx, l.ID)
 	for _, a := range done {
 		switch {

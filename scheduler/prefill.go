@@ -59,40 +59,10 @@ func (m *fillMetrics) start(l *leaderboard.Leaderboard) {
 	m.failures.WithLabelValues(l.ID)
 }
 
-// preFill keeps leaderboard l's rolling boards filled until Stop: at every
-// bucket's start and every poll.
-func (s *Scheduler) preFill(l *leaderboard.Leaderboard) {
-	defer s.wg.Done()
-	var backoff time.Duration
-	for {
-		wait := s.preFillOnce(l)
-		if wait < 0 {
-			backoff = nextBackoff(backoff, nil)
-			wait = min(backoff, max(s.poll, time.Second))
-		} else {
-			backoff = 0
-		}
-		select {
-		case <-s.quit:
-			return
-		case <-time.After(wait):
-		}
-	}
-}
-
 // preFillOnce runs one pre-fill of l and returns how long to wait for the
 // next: until the next bucket begins, at most a poll; negative after a
 // failure.
-func (s *Scheduler) preFillOnce(l *leaderboard.Leaderboard) time.Duration {
-	ctx, cancel := context.WithTimeout(context.Background(), s.attempt)
-	defer cancel()
-	go func() {
-		select {
-		case <-s.quit: // Stop: the fill resumes where it stopped, here or elsewhere
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+func (s *Scheduler) preFillOnce(ctx context.Context, l *leaderboard.Leaderboard) time.Duration {
 	fills, err := s.boards.PreFill(ctx, l.ID)
 	now := s.boards.Now()
 	wait := s.poll

@@ -141,12 +141,12 @@ func (s *Scheduler) Start() {
 			if len(l.Windows) > 0 {
 				s.fills.start(l)
 				s.wg.Add(1)
-				go s.preFill(l)
+				go s.repeat(func(ctx context.Context) time.Duration { return s.preFillOnce(ctx, l) })
 			}
 			if l.Archive != nil {
 				s.archives.start(l)
 				s.wg.Add(1)
-				go s.archive(l)
+				go s.repeat(func(ctx context.Context) time.Duration { return s.archiveOnce(ctx, l) })
 			}
 		}
 	}
@@ -224,6 +224,38 @@ func (s *Scheduler) loop(id string) {
 			continue
 		}
 		backoff, notBefore = 0, time.Time{}
+	}
+}
+
+// repeat runs once until Stop, waiting between runs as long as it says
+// (until its next boundary, at most a poll); after a failure (a negative
+// wait), backing off as settlements do. Each run has an attempt's context,
+// cancelled by Stop: the leaderboards' steps resume where they stopped.
+func (s *Scheduler) repeat(once func(ctx context.Context) time.Duration) {
+	defer s.wg.Done()
+	var backoff time.Duration
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), s.attempt)
+		go func() {
+			select {
+			case <-s.quit:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		wait := once(ctx)
+		cancel()
+		if wait < 0 {
+			backoff = nextBackoff(backoff, nil)
+			wait = min(backoff, max(s.poll, time.Second))
+		} else {
+			backoff = 0
+		}
+		select {
+		case <-s.quit:
+			return
+		case <-time.After(wait):
+		}
 	}
 }
 
