@@ -84,3 +84,19 @@ local function tie_bits(now, end_s, unit, time_bits, slot_bits, size, slot)
   if left < 0 then left = 0 elseif left > max then left = max end
   return left * 2 ^ slot_bits + low
 end
+
+--- reached
+-- a leaderboard's first_reached tie: reaching a score earlier ranks
+-- higher. Descending boards keep the time left before the end (more is
+-- better), ascending ones the time since the start (less is better), in
+-- units of unit ms, within 0..shift-1 (shift = 2^tie bits).
+local function reached(now, start_s, end_s, unit, shift, asc)
+  local tie
+  if asc then
+    tie = math.floor((now - start_s * 1000) / unit)
+  else
+    tie = math.floor((end_s * 1000 - now) / unit)
+  end
+  if tie < 0 then return 0 elseif tie > shift - 1 then return shift - 1 end
+  return tie
+end

@@ -21,7 +21,7 @@
 -- Returns {0, changed}: the members whose entry or score changed;
 -- {7, i, score}: member i's score would pass the maximum from score.
 --
--- uses: now_ms
+-- uses: now_ms reached
 
 local max, tb, unit, asc = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == 'asc'
 local board = ARGV[8] == '1' and KEYS[3]
@@ -54,17 +54,11 @@ for i = 1, (#ARGV - 8) / 3 do
     if current[i] then
       redis.call('ZINCRBY', board, delta * shift, member)
     else
-      -- first_reached, as a write: the time left before the span's end
-      -- (descending) or since its start (ascending)
+      -- first_reached, as a write's
       local tie = 0
       if tb > 0 then
         now = now or now_ms(ARGV[1])
-        if asc then
-          tie = math.floor((now - tonumber(ARGV[6]) * 1000) / unit)
-        else
-          tie = math.floor((tonumber(ARGV[7]) * 1000 - now) / unit)
-        end
-        if tie < 0 then tie = 0 elseif tie > shift - 1 then tie = shift - 1 end
+        tie = reached(now, tonumber(ARGV[6]), tonumber(ARGV[7]), unit, shift, asc)
       end
       redis.call('ZADD', board, delta * shift + tie, member)
     end

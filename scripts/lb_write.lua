@@ -55,7 +55,7 @@
 --   {14}                                    a rolling board the member is not on is not yet
 --                                           filled: send the seed keys
 --
--- uses: int now_ms
+-- uses: int now_ms reached
 
 local n, member, w = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[9])
 local seeding = ARGV[10] == '1'
@@ -186,17 +186,9 @@ else
     scores[i] = score
     fresh[i] = not current
     if score ~= current then
-      -- first_reached: reaching a score earlier ranks higher. Descending
-      -- boards keep the time left before the end (more is better),
-      -- ascending ones the time since the start (less is better).
       local tie = 0
       if tb > 0 then
-        if asc then
-          tie = math.floor((now - tonumber(ARGV[a]) * 1000) / unit)
-        else
-          tie = math.floor((tonumber(ARGV[a + 1]) * 1000 - now) / unit)
-        end
-        if tie < 0 then tie = 0 elseif tie > shift - 1 then tie = shift - 1 end
+        tie = reached(now, tonumber(ARGV[a]), tonumber(ARGV[a + 1]), unit, shift, asc)
       end
       packed[i] = score * shift + tie
     end
