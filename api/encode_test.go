@@ -233,6 +233,8 @@ func TestLeaderboardRepliesMatchEncodingJSON(t *testing.T) {
 	w := lbWriteJSON{Leaderboard: "kills", Member: `a<"b">`, Replayed: true,
 		Boards: placements(l, []leaderboard.Placement{{Period: day, Score: -5, Rank: 2}, {Period: all, Score: 9, Rank: 1}, {Period: week, Score: 3, Rank: 4}})}
 	same(t, w, w)
+	w.Public = placements(l, []leaderboard.Placement{{Period: day, Score: -50, Rank: 3}, {Period: all, Score: 90, Rank: 1}})
+	same(t, w, w)
 	b := lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, day), Size: 2,
 		Entries: []entryJSON{{Rank: 1, Member: "m\u2028", Score: 7, Name: "Émile <3>", Metadata: json.RawMessage(`{"avatar":"a.png"}`)},
 			{Rank: 2, Member: "n", Score: -1}}}

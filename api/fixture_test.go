@@ -153,7 +153,7 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 	kills := &leaderboard.Leaderboard{ID: "kills", Kinds: []leaderboard.Kind{leaderboard.Hour, leaderboard.Day,
 		leaderboard.Week, leaderboard.Month, leaderboard.AllTime}, Windows: []leaderboard.Window{{N: 7, Unit: leaderboard.Day}}, MaxScore: 1000,
 		Retention: map[leaderboard.Kind]time.Duration{leaderboard.Hour: time.Hour}, Archive: &leaderboard.ArchivePolicy{Kinds: []leaderboard.Kind{leaderboard.Hour}},
-		Catalog: true}
+		Catalog: true, PublicBoards: true}
 	testsvc.Must(tb, kills.Init(), "leaderboard Init")
 	f.boards, err = leaderboard.Open(f.ctx, rdb, []*leaderboard.Leaderboard{kills},
 		leaderboard.WithNamespace(ns), leaderboard.WithClock(f.clock.Now), leaderboard.WithLogger(quiet), leaderboard.WithArchive(f.store))

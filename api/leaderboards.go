@@ -20,6 +20,19 @@ import (
 // are the wire format: encoding/json writes the other replies, and the
 // appenders at the end write the same bytes for the hot two.
 
+// readsOf returns the engine view a read asks for with view=public|raw
+// (or the members body's "view"): by default the public boards of a
+// leaderboard that has them, what its players see.
+func (s *Server) readsOf(l *leaderboard.Leaderboard, view string, given bool) (*leaderboard.Engine, error) {
+	switch {
+	case !given && l.PublicBoards, view == "public":
+		return s.boards.Public(), nil
+	case !given, view == "raw":
+		return s.boards, nil
+	}
+	return nil, invalid("view", "%q is not public or raw", excerpt.Of(view))
+}
+
 // leaderboardOf returns the leaderboard the path names, or NotFound (for
 // every one when the server has no leaderboard engine).
 func (s *Server) leaderboardOf(r *http.Request) (*leaderboard.Leaderboard, error) {
@@ -124,6 +137,9 @@ type placementJSON struct {
 }
 
 func placements(l *leaderboard.Leaderboard, ps []leaderboard.Placement) []placementJSON {
+	if ps == nil {
+		return nil
+	}
 	out := make([]placementJSON, len(ps))
 	for i, p := range ps {
 		out[i] = placementJSON{periodJSON: newPeriodJSON(l, p.Period), Score: p.Score, Rank: p.Rank}
@@ -145,7 +161,10 @@ type lbWriteJSON struct {
 	Leaderboard string          `json:"leaderboard"`
 	Member      string          `json:"member"`
 	Boards      []placementJSON `json:"boards"`
-	Replayed    bool            `json:"replayed"`
+	// Public: the member on the public twins (public_boards), omitted
+	// without them.
+	Public   []placementJSON `json:"public,omitempty"`
+	Replayed bool            `json:"replayed"`
 }
 
 func (s *Server) lbScore(r *http.Request, caller *Key) (reply, error) {
@@ -161,12 +180,14 @@ func (s *Server) lbScore(r *http.Request, caller *Key) (reply, error) {
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
-	return lbWriteJSON{Leaderboard: l.ID, Member: w.Member, Boards: placements(l, res.Boards), Replayed: res.Replayed}, nil
+	return lbWriteJSON{Leaderboard: l.ID, Member: w.Member, Boards: placements(l, res.Boards), Public: placements(l, res.Public),
+		Replayed: res.Replayed}, nil
 }
 
 type lbResultJSON struct {
 	Member   string          `json:"member"`
 	Boards   []placementJSON `json:"boards,omitempty"`
+	Public   []placementJSON `json:"public,omitempty"`
 	Replayed *bool           `json:"replayed,omitempty"`
 	Error    *errorBody      `json:"error,omitempty"`
 }
@@ -195,7 +216,7 @@ func (s *Server) lbScoreBatch(r *http.Request, caller *Key) (reply, error) {
 			continue
 		}
 		replayed := results[i].Replayed
-		out[i].Boards, out[i].Replayed = placements(l, results[i].Boards), &replayed
+		out[i].Boards, out[i].Public, out[i].Replayed = placements(l, results[i].Boards), placements(l, results[i].Public), &replayed
 	}
 	return marshal{struct {
 		Leaderboard string         `json:"leaderboard"`
@@ -244,7 +265,7 @@ func (s *Server) lbScoreMany(r *http.Request, caller *Key) (reply, error) {
 		}
 		l, _ := s.boards.Leaderboard(w.Leaderboard)
 		replayed := results[i].Replayed
-		out[i].Boards, out[i].Replayed = placements(l, results[i].Boards), &replayed
+		out[i].Boards, out[i].Public, out[i].Replayed = placements(l, results[i].Boards), placements(l, results[i].Public), &replayed
 	}
 	return marshal{struct {
 		Results []lbManyResultJSON `json:"results"`
@@ -299,14 +320,19 @@ func (s *Server) lbBoard(r *http.Request, _ *Key) (reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	view, given := queryParam(r, "view")
+	reads, err := s.readsOf(l, view, given)
+	if err != nil {
+		return nil, err
+	}
 	var b leaderboard.Board
 	if around {
 		if _, given := queryParam(r, "offset"); given {
 			return nil, invalid("offset", "does not go with around")
 		}
-		b, err = s.boards.Around(r.Context(), l.ID, k, period, member, limit)
+		b, err = reads.Around(r.Context(), l.ID, k, period, member, limit)
 	} else {
-		b, err = s.boards.Top(r.Context(), l.ID, k, period, offset, limit)
+		b, err = reads.Top(r.Context(), l.ID, k, period, offset, limit)
 	}
 	if err != nil {
 		return nil, s.redisErr(err)
@@ -348,7 +374,12 @@ func (s *Server) lbMember(r *http.Request, _ *Key) (reply, error) {
 		return nil, err
 	}
 	member := r.PathValue("member")
-	st, err := s.boards.Member(r.Context(), l.ID, member)
+	view, given := queryParam(r, "view")
+	reads, err := s.readsOf(l, view, given)
+	if err != nil {
+		return nil, err
+	}
+	st, err := reads.Member(r.Context(), l.ID, member)
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
@@ -378,12 +409,15 @@ func standingsJSON(l *leaderboard.Leaderboard, st []leaderboard.Standing) []stan
 // {"members":[...], "boards":[...]}.
 type lbMembersRequest struct {
 	members, boards *[]string
+	view            *string
 }
 
 func (req *lbMembersRequest) decode(d *decoder) error {
 	return d.object("body", func(field []byte) error {
 		var list **[]string
 		switch string(field) {
+		case "view":
+			return d.string("view", &req.view)
 		case "members":
 			list = &req.members
 		case "boards":
@@ -446,8 +480,12 @@ func (s *Server) lbMembers(r *http.Request, _ *Key) (reply, error) {
 			kinds = append(kinds, k)
 		}
 	}
+	reads, err := s.readsOf(l, optionalString(req.view), req.view != nil)
+	if err != nil {
+		return nil, err
+	}
 	members := *req.members
-	sts, errs, err := s.boards.Members(r.Context(), l.ID, members, kinds)
+	sts, errs, err := reads.Members(r.Context(), l.ID, members, kinds)
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
@@ -500,15 +538,22 @@ func (p placementJSON) appendJSON(b []byte) []byte {
 func (w lbWriteJSON) appendJSON(b []byte) ([]byte, error) {
 	b = appendStringField(append(b, '{'), "leaderboard", w.Leaderboard, true)
 	b = appendStringField(b, "member", w.Member, false)
-	b = append(appendKey(b, "boards", false), '[')
-	for i, p := range w.Boards {
+	b = appendPlacements(appendKey(b, "boards", false), w.Boards)
+	if len(w.Public) > 0 {
+		b = appendPlacements(appendKey(b, "public", false), w.Public)
+	}
+	return append(appendBoolField(b, "replayed", w.Replayed), '}'), nil
+}
+
+func appendPlacements(b []byte, ps []placementJSON) []byte {
+	b = append(b, '[')
+	for i, p := range ps {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = p.appendJSON(b)
 	}
-	b = append(b, ']')
-	return append(appendBoolField(b, "replayed", w.Replayed), '}'), nil
+	return append(b, ']')
 }
 
 func (bd lbBoardJSON) appendJSON(b []byte) ([]byte, error) {

@@ -21,11 +21,14 @@ func exerciseLeaderboards(t *testing.T, f *fixture) {
 	f.must("GET", "/v1/leaderboards/kills/boards/day", "")
 	f.must("GET", "/v1/leaderboards/kills/boards/all_time?offset=1&limit=2", "")
 	f.must("GET", "/v1/leaderboards/kills/boards/week?around=alice&limit=1", "")
-	f.must("GET", "/v1/leaderboards/kills/boards/7d", "")
-	f.must("GET", "/v1/leaderboards/kills/boards/7d?around=bob&limit=1", "")
+	f.must("GET", "/v1/leaderboards/kills/boards/7d?view=raw", "")
+	f.must("GET", "/v1/leaderboards/kills/boards/7d?around=bob&limit=1&view=raw", "")
+	f.must("GET", "/v1/leaderboards/kills/boards/day?view=public", "")
+	f.must("GET", "/v1/leaderboards/kills/members/bob?view=raw", "")
+	f.must("POST", "/v1/leaderboards/kills/members", `{"members":["bob"],"view":"public"}`)
 	f.must("GET", "/v1/leaderboards/kills/members/alice", "")
 	f.must("GET", "/v1/leaderboards/kills/members/nobody", "")
-	f.must("POST", "/v1/leaderboards/kills/members", `{"members":["alice","nobody","a b"],"boards":["7d","day"]}`)
+	f.must("POST", "/v1/leaderboards/kills/members", `{"members":["alice","nobody","a b"],"boards":["7d","day"],"view":"raw"}`)
 	f.must("POST", "/v1/leaderboards/kills/members", `{"members":["bob"]}`)
 	f.must("GET", "/v1/leaderboards", "")
 	f.must("GET", "/v1/leaderboards/kills", "")
@@ -63,6 +66,10 @@ func exerciseLeaderboards(t *testing.T, f *fixture) {
 		{"GET", "/v1/leaderboards/kills/boards/day", "", noKey, 401},
 		{"GET", "/v1/leaderboards/kills/boards/year", "", gameKey, 404},
 		{"GET", "/v1/leaderboards/kills/boards/30d", "", gameKey, 404},
+		{"GET", "/v1/leaderboards/kills/boards/7d?view=public", "", gameKey, 404},
+		{"GET", "/v1/leaderboards/kills/boards/day?view=both", "", gameKey, 400},
+		{"GET", "/v1/leaderboards/kills/members/alice?view=x", "", gameKey, 400},
+		{"POST", "/v1/leaderboards/kills/members", `{"members":["a"],"view":"all"}`, gameKey, 400},
 		{"GET", "/v1/leaderboards/kills/boards/day?around=nobody", "", gameKey, 404},
 		{"GET", "/v1/leaderboards/kills/members/a%20b", "", gameKey, 400},
 		{"POST", "/v1/leaderboards/kills/members", `{"boards":["day"]}`, gameKey, 400},
@@ -108,7 +115,7 @@ func TestLeaderboardRoutes(t *testing.T) {
 		day[1].(map[string]any)["metadata"].(map[string]any)["avatar"] != "a.png" {
 		t.Errorf("the day board does not carry alice's catalog entry: %v", day)
 	}
-	many := f.must("POST", "/v1/leaderboards/kills/members", `{"members":["alice","a b","bob"],"boards":["day","7d"]}`)["members"].([]any)
+	many := f.must("POST", "/v1/leaderboards/kills/members", `{"members":["alice","a b","bob"],"boards":["day","7d"],"view":"raw"}`)["members"].([]any)
 	alice, bad, bob := many[0].(map[string]any), many[1].(map[string]any), many[2].(map[string]any)
 	if b := alice["boards"].([]any); len(b) != 2 || b[0].(map[string]any)["score"] != 7.0 || b[1].(map[string]any)["kind"] != "7d" ||
 		bad["error"].(map[string]any)["code"] != "invalid" || bob["boards"].([]any)[0].(map[string]any)["rank"] != 1.0 {
@@ -119,13 +126,13 @@ func TestLeaderboardRoutes(t *testing.T) {
 	}
 	// No pre-fill has run: the rolling board says it is incomplete, and
 	// is complete once filled.
-	if got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/7d", "", gameKey).Body.Bytes()); got["incomplete"] != true || got["size"] != 5.0 {
+	if got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/7d?view=raw", "", gameKey).Body.Bytes()); got["incomplete"] != true || got["size"] != 5.0 {
 		t.Errorf("7d board before a pre-fill: %v, want incomplete with alice, bob, carol, dan and erin", got)
 	}
 	if _, err := f.boards.PreFill(f.ctx, "kills"); err != nil {
 		t.Fatal(err)
 	}
-	got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/7d", "", gameKey).Body.Bytes())
+	got := decodeJSON(t, f.do("GET", "/v1/leaderboards/kills/boards/7d?view=raw", "", gameKey).Body.Bytes())
 	if got["incomplete"] != false || got["window_start"] != "2026-11-10T00:00:00Z" {
 		t.Errorf("7d board after a pre-fill: %v, want complete, from 6 days before today", got)
 	}
@@ -137,7 +144,7 @@ func TestLeaderboardRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Set(hour.Add(2*time.Hour + time.Minute))
-	path := "/v1/leaderboards/kills/boards/hour?limit=2&period=" + hour.UTC().Format("20060102T150405Z")
+	path := "/v1/leaderboards/kills/boards/hour?view=raw&limit=2&period=" + hour.UTC().Format("20060102T150405Z")
 	got = f.must("GET", path, "")
 	if got["archived"] != true || got["size"] != 5.0 || len(got["entries"].([]any)) != 2 {
 		t.Errorf("an archived hour: %v", got)
@@ -166,5 +173,26 @@ func TestLeaderboardScopes(t *testing.T) {
 	w = f.do("POST", "/v1/leagues/weekly/join", `{"player_id":"a","name":"A"}`, euKey)
 	if w.Code != http.StatusOK {
 		t.Fatalf("a key scoped to leaderboards still opens every league: %d", w.Code)
+	}
+}
+
+// TestLeaderboardPublicBoards: a multiplier imported by an admin counts on
+// the public boards the write reply and the default reads show; view=raw
+// shows the true counts.
+func TestLeaderboardPublicBoards(t *testing.T) {
+	f := onRedis(t)
+	if w := f.do("POST", "/v1/admin/leaderboards/kills/catalog", `{"entries":[{"member":"star","name":"Star","multiplier":10}]}`, adminKey); w.Code != 200 {
+		t.Fatalf("import: %d %s", w.Code, w.Body)
+	}
+	w := f.must("POST", "/v1/leaderboards/kills/scores", `{"member":"star","value":2}`)
+	if pub := w["public"].([]any); len(pub) != 5 || pub[1].(map[string]any)["score"] != 20.0 || w["boards"].([]any)[1].(map[string]any)["score"] != 2.0 {
+		t.Fatalf("write reply: %v", w)
+	}
+	f.must("POST", "/v1/leaderboards/kills/scores", `{"member":"fan","value":5}`)
+	public := f.must("GET", "/v1/leaderboards/kills/boards/day", "")["entries"].([]any)
+	raw := f.must("GET", "/v1/leaderboards/kills/boards/day?view=raw", "")["entries"].([]any)
+	if public[0].(map[string]any)["member"] != "star" || public[0].(map[string]any)["score"] != 20.0 || public[0].(map[string]any)["name"] != "Star" ||
+		raw[0].(map[string]any)["member"] != "fan" || raw[1].(map[string]any)["score"] != 2.0 {
+		t.Fatalf("public %v, raw %v", public, raw)
 	}
 }

@@ -183,8 +183,8 @@ func (s *Server) routes() {
 	s.handle("POST /v1/leaderboards/{leaderboard}/scores", game, s.lbScore)
 	s.handle("POST /v1/leaderboards/{leaderboard}/scores/batch", game, s.lbScoreBatch)
 	s.handle("POST /v1/leaderboards/scores/batch", game, s.lbScoreMany)
-	s.handle("GET /v1/leaderboards/{leaderboard}/boards/{kind}", game, s.lbBoard, takes("period", "offset", "limit", "around"))
-	s.handle("GET /v1/leaderboards/{leaderboard}/members/{member}", game, s.lbMember)
+	s.handle("GET /v1/leaderboards/{leaderboard}/boards/{kind}", game, s.lbBoard, takes("period", "offset", "limit", "around", "view"))
+	s.handle("GET /v1/leaderboards/{leaderboard}/members/{member}", game, s.lbMember, takes("view"))
 	s.handle("POST /v1/leaderboards/{leaderboard}/members", game, s.lbMembers)
 
 	// A settlement has its own deadline (the settler's), longer than a

@@ -27,6 +27,7 @@ type leaderboardFile struct {
 	CarryOver         map[string]string   `yaml:"carry_over"`
 	Archive           *archiveFile        `yaml:"archive"`
 	Catalog           bool                `yaml:"catalog"`
+	PublicBoards      bool                `yaml:"public_boards"`
 }
 
 // archiveFile mirrors a leaderboard's archive: section.
@@ -42,7 +43,8 @@ func (lf leaderboardFile) build() (*leaderboard.Leaderboard, error) {
 		return nil, err
 	}
 	l := &leaderboard.Leaderboard{ID: lf.ID, Calendar: cal, Operator: leaderboard.Operator(lf.ScoreOperator),
-		Order: leaderboard.Order(lf.Order), TieBreak: leaderboard.TieBreak(lf.TieBreak), Catalog: lf.Catalog}
+		Order: leaderboard.Order(lf.Order), TieBreak: leaderboard.TieBreak(lf.TieBreak), Catalog: lf.Catalog,
+		PublicBoards: lf.PublicBoards}
 	for _, p := range lf.Periods {
 		k, err := leaderboard.ParseKind(p)
 		if err != nil {

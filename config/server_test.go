@@ -209,6 +209,7 @@ func TestLeaderboardsRejects(t *testing.T) {
 		{"archive nothing", "leaderboards: [{id: a, periods: [all_time], archive: {}}]", "archive: the leaderboard has no periodic board to archive"},
 		{"archive top", "leaderboards: [{id: a, periods: [day], archive: {top: -1}}]", "archive.top: -1 is negative"},
 		{"archive rolling", "leaderboards: [{id: a, periods: [day], rolling: [7d], archive: {periods: [7d]}}]", "archive.periods: 7d is not a periodic board"},
+		{"public boards without a catalog", "leaderboards: [{id: a, periods: [day], public_boards: true}]", "public_boards: the multipliers of public boards are a catalog's: set catalog: true"},
 		{"carry over kind", "leaderboards: [{id: a, periods: [day], carry_over: {week: 10%}}]", "carry_over: week is not a periodic board of this leaderboard"},
 		{"carry over all time", "leaderboards: [{id: a, periods: [all_time], carry_over: {all_time: 10%}}]", "carry_over: all_time is not a periodic board"},
 		{"carry over share", "leaderboards: [{id: a, periods: [day], carry_over: {day: 10}}]", `carry_over.day: "10" is not a share in percent`},

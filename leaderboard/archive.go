@@ -171,9 +171,10 @@ func (e *Engine) archivePeriod(ctx context.Context, l *Leaderboard, p Period) (A
 }
 
 // pastRetention reports whether period p's board is past its Redis
-// retention, so reads of it come from the archive.
+// retention, so reads of it come from the archive (which keeps raw
+// boards: a Public view reads an empty board).
 func (e *Engine) pastRetention(l *Leaderboard, p Period) bool {
-	return e.archive != nil && l.Archive != nil && slices.Contains(l.Archive.Kinds, p.Kind) &&
+	return e.archive != nil && !e.public && l.Archive != nil && slices.Contains(l.Archive.Kinds, p.Kind) &&
 		!e.clock.Now().Before(p.End.Add(l.Retention[p.Kind]))
 }
 

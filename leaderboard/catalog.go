@@ -35,6 +35,10 @@ type CatalogEntry struct {
 	// importing it again with another value moves the score by the
 	// difference.
 	InitialScore int64
+	// Multiplier is how many points a write of 1 counts on the public
+	// boards (Leaderboard.PublicBoards), from 1 (0 means 1) to
+	// MaxMultiplier. A change counts from the next write on.
+	Multiplier int64
 	// Place says where the entry came from, for errors ("row 7" of a CSV
 	// file); empty: its index ("entries[3]").
 	Place string
@@ -44,6 +48,7 @@ type CatalogEntry struct {
 const (
 	MaxNameLen     = 64   // characters
 	MaxMetadataLen = 1024 // bytes of JSON
+	MaxMultiplier  = 1000000
 	// MaxImport is how many entries one Import takes (a JSON body of a
 	// megabyte holds about as many).
 	MaxImport = 10000
@@ -79,6 +84,14 @@ func (l *Leaderboard) checkEntry(c CatalogEntry, field string) error {
 		var obj map[string]any
 		if err := json.Unmarshal(c.Metadata, &obj); err != nil || obj == nil {
 			return bad("metadata", "is not a JSON object")
+		}
+	}
+	if c.Multiplier != 0 && c.Multiplier != 1 {
+		switch {
+		case !l.PublicBoards:
+			return bad("multiplier", "leaderboard %q has no public boards to count it on (public_boards: true)", l.ID)
+		case c.Multiplier < 1 || c.Multiplier > MaxMultiplier:
+			return bad("multiplier", "%d is not from 1 to %d", c.Multiplier, MaxMultiplier)
 		}
 	}
 	if c.InitialScore != 0 {
@@ -134,13 +147,13 @@ func (e *Engine) Import(ctx context.Context, id string, entries []CatalogEntry) 
 	if l.has(AllTime) {
 		board = k.board(Period{Kind: AllTime})
 	}
-	ks := []string{k.catalogInitial(), k.catalog(), board}
+	ks := []string{k.catalogInitial(), k.catalog(), board, k.multipliers()}
 	for from := 0; from < len(entries); from += importChunk {
 		chunk := entries[from:min(from+importChunk, len(entries))]
 		args := []any{e.clock.Arg(), l.MaxScore, l.tieBits[AllTime], l.TieResolution.Milliseconds(), l.orderArg(),
 			AllTimeFrom.Unix(), AllTimeUntil.Unix(), flag(l.has(AllTime))}
 		for i, c := range chunk {
-			args = append(args, c.Member, c.InitialScore, values[from+i])
+			args = append(args, c.Member, c.InitialScore, values[from+i], max(c.Multiplier, 1))
 		}
 		reply, err := e.run.RunAlone(ctx, scripts.LBCatalog, ks, args...).Int64Slice()
 		if err != nil {
@@ -208,6 +221,7 @@ func ParseCatalogJSON(r io.Reader) ([]CatalogEntry, error) {
 			Name         string          `json:"name"`
 			Metadata     json.RawMessage `json:"metadata"`
 			InitialScore json.Number     `json:"initial_score"`
+			Multiplier   json.Number     `json:"multiplier"`
 		} `json:"entries"`
 	}
 	d := json.NewDecoder(r)
@@ -236,12 +250,19 @@ func ParseCatalogJSON(r io.Reader) ([]CatalogEntry, error) {
 			}
 			out[i].InitialScore = n
 		}
+		if en.Multiplier != "" {
+			n, err := strconv.ParseInt(string(en.Multiplier), 10, 64)
+			if err != nil {
+				return nil, &league.Error{Code: league.Invalid, Field: field + "multiplier", Message: fmt.Sprintf("%q is not a whole number", excerpt.Of(string(en.Multiplier)))}
+			}
+			out[i].Multiplier = n
+		}
 	}
 	return out, nil
 }
 
 // ParseCatalogCSV reads a CSV file whose first row names the columns:
-// member (required), name, initial_score, and any others, which go into
+// member (required), name, initial_score, multiplier, and any others, which go into
 // each member's metadata as strings (an avatar column: {"avatar": ...}).
 // An error names the row (1 is the header) and the column.
 func ParseCatalogCSV(r io.Reader) ([]CatalogEntry, error) {
@@ -278,13 +299,19 @@ func ParseCatalogCSV(r io.Reader) ([]CatalogEntry, error) {
 			case "member":
 			case "name":
 				c.Name = v
-			case "initial_score":
+			case "initial_score", "multiplier":
 				if v == "" {
 					continue
 				}
-				if c.InitialScore, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64); err != nil {
+				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				if err != nil {
 					return nil, &league.Error{Code: league.Invalid, Field: fmt.Sprintf("row %d", row),
-						Message: fmt.Sprintf("initial_score %q is not a whole number", excerpt.Of(v))}
+						Message: fmt.Sprintf("%s %q is not a whole number", header[i], excerpt.Of(v))}
+				}
+				if header[i] == "multiplier" {
+					c.Multiplier = n
+				} else {
+					c.InitialScore = n
 				}
 			default:
 				if v != "" {

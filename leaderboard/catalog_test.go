@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/leaderboard"
@@ -118,5 +119,90 @@ func TestCatalogCSV(t *testing.T) {
 	g := open(t, testsvc.Backends[0], nil)
 	if _, err := g.engine.Import(g.ctx, "kills", entries[:1]); league.ErrorCode(err) != league.Invalid || !strings.Contains(err.Error(), "no catalog") {
 		t.Fatalf("import without a catalog: %v", err)
+	}
+}
+
+// TestPublicBoards: a public twin counts each write times the member's
+// multiplier, the raw board the true count; a new multiplier counts from
+// the next write on; ranks differ between the two.
+func TestPublicBoards(t *testing.T) {
+	for _, b := range testsvc.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			f := open(t, b, func(l *leaderboard.Leaderboard) {
+				l.Kinds = []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime}
+				l.Windows = []leaderboard.Window{{N: 7, Unit: leaderboard.Day}}
+				l.Catalog, l.PublicBoards, l.MaxScore = true, true, 1000
+				l.CarryOver = map[leaderboard.Kind]int{leaderboard.Day: 50}
+			})
+			imp := func(entries ...leaderboard.CatalogEntry) {
+				t.Helper()
+				_, err := f.engine.Import(f.ctx, "kills", entries)
+				testsvc.Must(t, err, "import")
+			}
+			imp(leaderboard.CatalogEntry{Member: "alice", Multiplier: 3}, leaderboard.CatalogEntry{Member: "bob"})
+			res := f.write("alice", 2)
+			if res.Boards[0].Score != 2 || res.Public[0].Score != 6 || res.Public[1].Score != 6 || res.Boards[2].Score != 2 {
+				t.Fatalf("alice's write of 2 at x3: %+v", res)
+			}
+			f.write("bob", 5)
+			imp(leaderboard.CatalogEntry{Member: "alice", Multiplier: 5}, leaderboard.CatalogEntry{Member: "bob"})
+			f.write("alice", 1) // at x5 from now on: history stays
+			view := func(e *leaderboard.Engine, k leaderboard.Kind) string {
+				t.Helper()
+				b, err := e.Top(f.ctx, "kills", k, "", 0, 10)
+				testsvc.Must(t, err, "top of %s", k)
+				return entries(b.Entries)
+			}
+			for k, want := range map[string]string{
+				"raw day":    "1.bob=5 2.alice=3 ",
+				"raw 7d":     "1.bob=5 2.alice=3 ",
+				"public day": "1.alice=11 2.bob=5 ",
+				"public all": "1.alice=11 2.bob=5 ",
+			} {
+				e, kind := f.engine, leaderboard.Day
+				if strings.HasPrefix(k, "public") {
+					e = f.engine.Public()
+				}
+				switch {
+				case strings.HasSuffix(k, "7d"):
+					kind = "7d"
+				case strings.HasSuffix(k, "all"):
+					kind = leaderboard.AllTime
+				}
+				if got := view(e, kind); got != want {
+					t.Errorf("%s: %s, want %s", k, got, want)
+				}
+			}
+			st, err := f.engine.Public().Member(f.ctx, "kills", "bob")
+			testsvc.Must(t, err, "public member")
+			if len(st) != 2 || st[0].Rank != 2 || st[0].Gap != 6 {
+				t.Errorf("bob on the public boards: %+v", st)
+			}
+			if _, err := f.engine.Public().Top(f.ctx, "kills", "7d", "", 0, 10); league.ErrorCode(err) != league.NotFound {
+				t.Errorf("the public 7d board: %v, want not found", err)
+			}
+			// carry-over on the public twin too: 50% of 11
+			day := f.engine.Leaderboards()[0].Calendar.At(leaderboard.Day, start)
+			f.clock.Set(day.End.Add(time.Minute))
+			if got := view(f.engine.Public(), leaderboard.Day); got != "1.alice=5 2.bob=2 " {
+				t.Errorf("the next public day opens with %s", got)
+			}
+			if got := view(f.engine, leaderboard.Day); got != "1.bob=2 2.alice=1 " {
+				t.Errorf("the next raw day opens with %s", got)
+			}
+			// bad multipliers
+			for _, c := range []leaderboard.CatalogEntry{{Member: "x", Multiplier: -2}, {Member: "x", Multiplier: 1000001}} {
+				if _, err := f.engine.Import(f.ctx, "kills", []leaderboard.CatalogEntry{c}); err == nil || !strings.Contains(err.Error(), "multiplier") {
+					t.Errorf("multiplier %d: %v", c.Multiplier, err)
+				}
+			}
+		})
+	}
+	g := open(t, testsvc.Backends[0], func(l *leaderboard.Leaderboard) { l.Catalog = true })
+	if _, err := g.engine.Import(g.ctx, "kills", []leaderboard.CatalogEntry{{Member: "x", Multiplier: 2}}); err == nil || !strings.Contains(err.Error(), "no public boards") {
+		t.Errorf("a multiplier without public boards: %v", err)
+	}
+	if _, err := g.engine.Public().Top(g.ctx, "kills", leaderboard.Day, "", 0, 1); league.ErrorCode(err) != league.Invalid {
+		t.Errorf("a public view without public boards: %v", err)
 	}
 }

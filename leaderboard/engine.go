@@ -33,6 +33,7 @@ type Engine struct {
 	ids       []string
 	token     string  // this engine's name in the pre-fill lease
 	archive   Archive // nil: no archive
+	public    bool    // a Public view
 }
 
 // Option configures an Engine.
@@ -140,6 +141,8 @@ func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
 //	<ns>:lb:{L}:bucket:<unit>:<start> zset  a bucket (hour or day) of the rolling windows: member -> sum
 //	<ns>:lb:{L}:fill:<window>:<start> string the pre-fill's progress on that rolling board; "done"
 //	<ns>:lb:{L}:fill             string the token of the process pre-filling the leaderboard
+//	<ns>:lb:{L}:pub:<kind>:<start> zset the public twin of a periodic board: values times the multiplier
+//	<ns>:lb:{L}:mult             hash  member -> its multiplier, where not 1
 //	<ns>:lb:{L}:catalog          hash  member -> {"name":...,"metadata":...}
 //	<ns>:lb:{L}:initial          hash  member -> the initial score applied to its all-time score
 type keys struct{ prefix string }
@@ -165,6 +168,17 @@ func (k keys) bucket(b Period) string {
 func (k keys) filled(p Period) string {
 	return k.prefix + "fill:" + string(p.Kind) + ":" + strconv.FormatInt(p.Start.Unix(), 10)
 }
+
+// public is the public twin of a periodic board (Leaderboard.PublicBoards).
+func (k keys) public(p Period) string {
+	if p.Kind == AllTime {
+		return k.prefix + "pub:" + string(AllTime)
+	}
+	return k.prefix + "pub:" + string(p.Kind) + ":" + strconv.FormatInt(p.Start.Unix(), 10)
+}
+
+// multipliers holds members' multipliers, where not 1.
+func (k keys) multipliers() string { return k.prefix + "mult" }
 
 // catalog holds members' display names and metadata (catalog.go).
 func (k keys) catalog() string { return k.prefix + "catalog" }

@@ -113,6 +113,12 @@ type Leaderboard struct {
 	// Catalog keeps members' display names, metadata and initial scores
 	// (catalog.go): reads of its boards carry the names.
 	Catalog bool
+	// PublicBoards gives every periodic board a public twin, where a
+	// write counts its value times the member's multiplier (the catalog's:
+	// "one vote counts N"), while the raw board keeps the true count.
+	// Changing a multiplier changes later writes only. Rolling boards and
+	// the archive count raw values.
+	PublicBoards bool
 
 	tieBits map[Kind]uint          // low bits FirstReached keeps, by kind
 	boards  []Kind                 // Kinds, then the Windows' kinds: the order of writes and replies
@@ -203,6 +209,12 @@ func (l *Leaderboard) Init() error {
 		if share < 1 || share > 100 {
 			return fmt.Errorf("carry_over.%s: %d%% is not a share from 1%% to 100%%", k, share)
 		}
+	}
+	if l.PublicBoards && !l.Catalog {
+		return fmt.Errorf("public_boards: the multipliers of public boards are a catalog's: set catalog: true")
+	}
+	if l.PublicBoards && len(l.Kinds) == 0 {
+		return fmt.Errorf("public_boards: the leaderboard has no periodic board to have a public twin (rolling boards count raw values)")
 	}
 	if err := l.initArchive(seen); err != nil {
 		return err

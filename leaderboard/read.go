@@ -84,7 +84,10 @@ func (e *Engine) Top(ctx context.Context, id string, k Kind, period string, offs
 	if e.pastRetention(l, p) {
 		return e.archivedTop(ctx, l, p, offset, limit)
 	}
-	key := e.keys(l).board(p)
+	key, err := e.readKey(l, p)
+	if err != nil {
+		return Board{}, err
+	}
 	pipe := e.rdb.Pipeline()
 	var page *redis.ZSliceCmd
 	stop := int64(offset + limit - 1)
@@ -133,7 +136,11 @@ func (e *Engine) Around(ctx context.Context, id string, k Kind, period, member s
 	if e.pastRetention(l, p) {
 		return e.archivedAround(ctx, l, p, member, n)
 	}
-	ks := []string{e.keys(l).board(p)}
+	key, err := e.readKey(l, p)
+	if err != nil {
+		return Board{}, err
+	}
+	ks := []string{key}
 	if k.Rolling() {
 		ks = append(ks, e.keys(l).filled(p))
 	}
@@ -200,6 +207,9 @@ func (e *Engine) Members(ctx context.Context, id string, members []string, kinds
 	}
 	if kinds == nil {
 		kinds = l.boards
+		if e.public {
+			kinds = l.Kinds // rolling boards have no public twin
+		}
 	}
 	var ps []Period
 	now := e.clock.Now()
@@ -207,7 +217,11 @@ func (e *Engine) Members(ctx context.Context, id string, members []string, kinds
 		if !l.has(k) {
 			return nil, nil, league.Errorf(league.NotFound, "leaderboard %q keeps no %s board", l.ID, k)
 		}
-		ps = append(ps, l.Calendar.At(k, now))
+		p := l.Calendar.At(k, now)
+		if _, err := e.readKey(l, p); err != nil {
+			return nil, nil, err
+		}
+		ps = append(ps, p)
 	}
 	sts, errs = make([][]Standing, len(members)), make([]error, len(members))
 	var asked []int
@@ -224,7 +238,9 @@ func (e *Engine) Members(ctx context.Context, id string, members []string, kinds
 		ks := make([]string, 0, 2*len(ps)+len(l.Windows))
 		args := []any{members[asked[j]], l.orderArg()}
 		for _, p := range ps {
-			ks = append(ks, k.board(p), k.board(l.Calendar.Previous(p)))
+			cur, _ := e.readKey(l, p)
+			prev, _ := e.readKey(l, l.Calendar.Previous(p))
+			ks = append(ks, cur, prev)
 			args = append(args, l.tieBits[p.Kind])
 		}
 		for _, p := range ps {
@@ -272,6 +288,31 @@ func (l *Leaderboard) standings(ps []Period, cmd *redis.Cmd) ([]Standing, error)
 		}
 	}
 	return out, nil
+}
+
+// Public returns a view of the engine whose reads (Top, Around, Member,
+// Members) read the public twins of periodic boards: the scores players
+// see on a leaderboard with PublicBoards, each write counted times the
+// member's multiplier. Writes are the engine's.
+func (e *Engine) Public() *Engine {
+	v := *e
+	v.public = true
+	return &v
+}
+
+// readKey is the key a read of p's board uses: its public twin in a
+// Public view.
+func (e *Engine) readKey(l *Leaderboard, p Period) (string, error) {
+	if !e.public {
+		return e.keys(l).board(p), nil
+	}
+	switch {
+	case !l.PublicBoards:
+		return "", &league.Error{Code: league.Invalid, Field: "view", Message: fmt.Sprintf("leaderboard %q has no public boards", l.ID)}
+	case p.Kind.Rolling():
+		return "", league.Errorf(league.NotFound, "the %s board of leaderboard %q has no public twin: rolling boards count raw values", p.Kind, l.ID)
+	}
+	return e.keys(l).public(p), nil
 }
 
 // Current returns each board's current period (when it ends: the all-time

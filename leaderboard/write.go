@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -34,6 +35,9 @@ type Placement struct {
 // leaderboard's Kinds order.
 type WriteResult struct {
 	Boards []Placement
+	// Public is the member's place on each public twin of a periodic
+	// board (Leaderboard.PublicBoards), in Kinds order; nil without them.
+	Public []Placement
 	// Replayed reports a retried request id: the first write's result.
 	Replayed bool
 }
@@ -206,12 +210,20 @@ func (l *Leaderboard) periodsAt(t time.Time) []Period {
 func (e *Engine) writeArgs(l *Leaderboard, ps []Period, w Write, seed bool) ([]string, []any) {
 	k := e.keys(l)
 	periodic, rolling := ps[:len(l.Kinds)], ps[len(l.Kinds):]
-	ks := make([]string, 0, len(periodic)+5*len(rolling)+1)
-	args := make([]any, 0, 11+6*len(ps))
-	args = append(args, e.clock.Arg(), len(periodic), w.Member, string(l.Operator), w.Value, l.MaxScore, l.orderArg(),
-		(l.IdempotencyWindow + e.expiryLag).Milliseconds(), len(rolling), flag(seed), flag(w.RequestID != ""))
-	for _, p := range periodic {
-		ks = append(ks, k.board(p))
+	boards, public := periodic, 0
+	if l.PublicBoards { // the public twins follow the raw boards
+		boards, public = append(slices.Clone(periodic), periodic...), len(periodic)+1
+	}
+	ks := make([]string, 0, len(boards)+5*len(rolling)+2)
+	args := make([]any, 0, 12+6*(len(boards)+len(rolling)))
+	args = append(args, e.clock.Arg(), len(boards), w.Member, string(l.Operator), w.Value, l.MaxScore, l.orderArg(),
+		(l.IdempotencyWindow + e.expiryLag).Milliseconds(), len(rolling), flag(seed), flag(w.RequestID != ""), public)
+	for i, p := range boards {
+		if public > 0 && i+1 >= public {
+			ks = append(ks, k.public(p))
+		} else {
+			ks = append(ks, k.board(p))
+		}
 		start, end, checked, retention := p.Start, p.End, 1, ""
 		if p.Kind == AllTime {
 			start, end, checked = AllTimeFrom, AllTimeUntil, 0
@@ -219,6 +231,9 @@ func (e *Engine) writeArgs(l *Leaderboard, ps []Period, w Write, seed bool) ([]s
 			retention = strconv.FormatInt((l.Retention[p.Kind] + e.expiryLag).Milliseconds(), 10)
 		}
 		args = append(args, start.Unix(), end.Unix(), checked, l.tieBits[p.Kind], l.TieResolution.Milliseconds(), retention)
+	}
+	if public > 0 {
+		ks = append(ks, k.multipliers())
 	}
 	var bucketWritten Kind
 	for _, p := range rolling {
@@ -241,16 +256,20 @@ func (e *Engine) writeArgs(l *Leaderboard, ps []Period, w Write, seed bool) ([]s
 		}
 	}
 	carries := 0
-	for _, p := range periodic {
+	for _, p := range boards {
 		if l.CarryOver[p.Kind] > 0 {
 			carries++
 		}
 	}
 	args = append(args, carries)
-	for i, p := range periodic {
+	for i, p := range boards {
 		if share := l.CarryOver[p.Kind]; share > 0 {
 			next := l.Calendar.Next(p)
-			ks = append(ks, k.board(next))
+			if public > 0 && i+1 >= public {
+				ks = append(ks, k.public(next))
+			} else {
+				ks = append(ks, k.board(next))
+			}
 			args = append(args, i+1, share, next.Start.Unix(), next.End.Unix())
 		}
 	}
@@ -292,11 +311,26 @@ func (l *Leaderboard) writeResult(ps []Period, w Write, reply []any) (res WriteR
 			// no longer shares.
 			ps = l.periodsAt(time.UnixMilli(at))
 		}
+		place := func(j int, p Period) Placement {
+			score, _ := reply[2+2*j].(int64)
+			rank, _ := reply[3+2*j].(int64)
+			return Placement{Period: p, Score: score, Rank: int(rank)}
+		}
+		// the reply's order: raw periodic boards, their public twins, rolling boards
 		res.Boards = make([]Placement, len(ps))
+		twins := 0
+		if l.PublicBoards {
+			twins = len(l.Kinds)
+			res.Public = make([]Placement, twins)
+		}
 		for i, p := range ps {
-			score, _ := reply[2+2*i].(int64)
-			rank, _ := reply[3+2*i].(int64)
-			res.Boards[i] = Placement{Period: p, Score: score, Rank: int(rank)}
+			j := i
+			if i >= len(l.Kinds) {
+				j += twins
+			} else if twins > 0 {
+				res.Public[i] = place(i+twins, p)
+			}
+			res.Boards[i] = place(j, p)
 		}
 		return res, time.Time{}, nil
 	case scripts.WrongPeriod:
@@ -305,9 +339,20 @@ func (l *Leaderboard) writeResult(ps []Period, w Write, reply []any) (res WriteR
 	case scripts.Overflow:
 		i, _ := reply[1].(int64)
 		current, _ := reply[2].(int64)
+		board := ""
+		switch k := len(l.Kinds); {
+		case int(i) <= k:
+			board = string(ps[i-1].Kind)
+		case l.PublicBoards && int(i) <= 2*k:
+			board = "public " + string(ps[int(i)-k-1].Kind)
+		case l.PublicBoards:
+			board = string(ps[int(i)-k-1].Kind)
+		default:
+			board = string(ps[i-1].Kind)
+		}
 		return res, time.Time{}, &league.Error{Code: league.Overflow, Message: fmt.Sprintf(
 			"the %s would take %q's score on the %s board from %d past the maximum score %d; nothing was written",
-			l.Operator, w.Member, ps[i-1].Kind, current, l.MaxScore)}
+			l.Operator, w.Member, board, current, l.MaxScore)}
 	case scripts.NeedSeed:
 		return res, time.Time{}, errNeedSeed
 	case scripts.Conflict:

@@ -1,5 +1,5 @@
 -- lb_catalog.lua: import catalog entries of a leaderboard: each member's
--- display name and metadata, and its initial score on the all-time board,
+-- display name, metadata and multiplier, and its initial score on the all-time board,
 -- in one atomic step for the chunk. Idempotent: the initial score applied
 -- is remembered, and importing a member again adds only the difference to
 -- its score (nothing when unchanged), so a retried or repeated import
@@ -9,6 +9,7 @@
 -- KEYS[1] -> <ns>:lb:{L}:initial   hash  member -> the initial score applied
 -- KEYS[2] -> <ns>:lb:{L}:catalog   hash  member -> {"name":...,"metadata":...}
 -- KEYS[3] -> <ns>:lb:{L}:all_time  the all-time board (KEYS[1] again when none)
+-- KEYS[4] -> <ns>:lb:{L}:mult      hash  member -> its multiplier, where not 1
 -- ARGV[1] -> now in ms, or '' for Redis TIME
 -- ARGV[2] -> the maximum score
 -- ARGV[3] -> the all-time board's tie bits (first_reached), 0 when ties go by member id
@@ -16,7 +17,8 @@
 -- ARGV[5] -> order: desc | asc
 -- ARGV[6], ARGV[7] -> the span first_reached counts over on the all-time board (Unix s)
 -- ARGV[8] -> 1 when there is an all-time board
--- then three per member, from ARGV[9]: member, initial score, catalog value ('' removes it)
+-- then four per member, from ARGV[9]: member, initial score, catalog value ('' removes it),
+--   multiplier (1: none)
 --
 -- Returns {0, changed}: the members whose entry or score changed;
 -- {7, i, score}: member i's score would pass the maximum from score.
@@ -27,8 +29,8 @@ local max, tb, unit, asc = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4
 local board = ARGV[8] == '1' and KEYS[3]
 local shift = 2 ^ tb
 local deltas, current = {}, {}
-for i = 1, (#ARGV - 8) / 3 do
-  local a = 9 + 3 * (i - 1)
+for i = 1, (#ARGV - 8) / 4 do
+  local a = 9 + 4 * (i - 1)
   local member, initial = ARGV[a], tonumber(ARGV[a + 1])
   local delta = initial - tonumber(redis.call('HGET', KEYS[1], member) or 0)
   if delta ~= 0 then
@@ -46,8 +48,8 @@ for i = 1, (#ARGV - 8) / 3 do
 end
 
 local now, changed = nil, 0
-for i = 1, (#ARGV - 8) / 3 do
-  local a = 9 + 3 * (i - 1)
+for i = 1, (#ARGV - 8) / 4 do
+  local a = 9 + 4 * (i - 1)
   local member, delta, value = ARGV[a], deltas[i], ARGV[a + 2]
   local moved = false
   if delta ~= 0 then
@@ -77,6 +79,16 @@ for i = 1, (#ARGV - 8) / 3 do
     end
   elseif old ~= value then
     redis.call('HSET', KEYS[2], member, value)
+    moved = true
+  end
+  local oldm, m = redis.call('HGET', KEYS[4], member), ARGV[a + 3]
+  if m == '1' then
+    if oldm then
+      redis.call('HDEL', KEYS[4], member)
+      moved = true
+    end
+  elseif oldm ~= m then
+    redis.call('HSET', KEYS[4], member, m)
     moved = true
   end
   if moved then changed = changed + 1 end

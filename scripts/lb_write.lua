@@ -5,7 +5,9 @@
 -- before any is written: a write that would take one board past the maximum
 -- writes nothing.
 --
--- KEYS[1..n] -> <ns>:lb:{L}:<kind>:<start>  the periodic boards (all time: <ns>:lb:{L}:all_time)
+-- KEYS[1..n] -> <ns>:lb:{L}:<kind>:<start>  the periodic boards (all time: <ns>:lb:{L}:all_time),
+--               then their public twins <ns>:lb:{L}:pub:<kind>:<start> (ARGV[12])
+-- KEYS[n+1] -> <ns>:lb:{L}:mult              the multipliers (only with public twins)
 -- then, per rolling board j, 5 keys and, when seeding, its seed keys:
 --   <ns>:lb:{L}:bucket:<unit>:<start(i)>       B(i), the bucket of now
 --   <ns>:lb:{L}:<window>:<start(i)>            S(i), the rolling board of now
@@ -26,7 +28,10 @@
 -- ARGV[9] -> w, the number of rolling boards
 -- ARGV[10] -> '1' when the seed keys are given
 -- ARGV[11] -> '1' with a request id
--- then six per periodic board i, from ARGV[12 + 6(i-1)]:
+-- ARGV[12] -> p, the first public board (0: none): boards p..n are the public
+--            twins of boards 1..n-p+1, where a write counts value times the
+--            member's multiplier, read from KEYS[n+1], <ns>:lb:{L}:mult
+-- then six per periodic board i, from ARGV[13 + 6(i-1)]:
 --   start (Unix s), end (Unix s): the board's period, or the span first_reached
 --                                 counts over for the all-time board
 --   checked: 1 when now must fall in [start, end) (periodic boards), 0 (all time)
@@ -34,13 +39,13 @@
 --             on every periodic board, so board 1's says for all)
 --   unit (ms) of first_reached's time
 --   retention (ms): how long the board stays after its period ends, '' for ever
--- then six per rolling board j, from ARGV[12 + 6n + 6(j-1)]:
+-- then six per rolling board j, from ARGV[13 + 6n + 6(j-1)]:
 --   start, end (Unix s) of bucket i; end (Unix s) of bucket i+1
 --   retention (ms) of the rolling boards
 --   retention (ms) of B(i), or '' when an earlier rolling board of the same
 --     unit writes it (windows of one unit share their buckets)
 --   the number of seed keys (N - 1)
--- then ARGV[12 + 6n + 6w] -> c, the number of carry-overs, and four per carry-over:
+-- then ARGV[13 + 6n + 6w] -> c, the number of carry-overs, and four per carry-over:
 --   i, the periodic board that carries; its share in percent (1-100); start and
 --   end (Unix s) of the period after i's
 --
@@ -57,7 +62,10 @@
 --
 -- uses: int now_ms reached
 
+-- P: the first periodic board's arguments
+local P = 13
 local n, member, w = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[9])
+local public = tonumber(ARGV[12])
 local seeding = ARGV[10] == '1'
 local rid = ARGV[11] == '1' and KEYS[#KEYS]
 if rid then
@@ -82,8 +90,9 @@ end
 -- their first argument.
 local rk, ra = {}, {}
 local key = n + 1
+if public > 0 then key = n + 2 end
 for j = 1, w do
-  rk[j], ra[j] = key, 12 + 6 * n + 6 * (j - 1)
+  rk[j], ra[j] = key, P + 6 * n + 6 * (j - 1)
   key = key + 5
   if seeding then
     key = key + tonumber(ARGV[ra[j] + 5])
@@ -92,7 +101,7 @@ end
 
 local now = now_ms(ARGV[1])
 for i = 1, n do
-  local a = 12 + 6 * (i - 1)
+  local a = P + 6 * (i - 1)
   if ARGV[a + 2] == '1' and (now < tonumber(ARGV[a]) * 1000 or now >= tonumber(ARGV[a + 1]) * 1000) then
     return {2, now}
   end
@@ -106,6 +115,16 @@ end
 local op, value, max, asc = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == 'asc'
 local delta = value
 if op == 'decr' then delta = -value end
+-- values[i], deltas[i]: the write on periodic board i (times the
+-- multiplier on a public twin)
+local values, deltas = {}, {}
+local mult = 1
+if public > 0 then mult = tonumber(redis.call('HGET', KEYS[n + 1], member) or 1) end
+for i = 1, n do
+  local m = 1
+  if public > 0 and i >= public then m = mult end
+  values[i], deltas[i] = value * m, delta * m
+end
 
 -- Rolling boards, read and checked before anything is written: the
 -- member's sum on S(i) (absent: zero once S(i) is filled; before that, the
@@ -135,50 +154,50 @@ end
 local scores, fresh = {}, {}
 if n == 0 then
   -- rolling boards only
-elseif (op == 'incr' or op == 'decr') and ARGV[15] == '0' then
+elseif (op == 'incr' or op == 'decr') and ARGV[P + 3] == '0' then
   -- Sums without tie bits: one ZADD XX INCR a board (two for a member new
   -- to it), the result checked after; a write that takes a board past the
   -- maximum is undone on every board it touched, exactly: a member it
   -- added is removed again, a score it moved moved back.
   for i = 1, n do
-    local score = redis.call('ZADD', KEYS[i], 'XX', 'INCR', delta, member)
+    local score = redis.call('ZADD', KEYS[i], 'XX', 'INCR', deltas[i], member)
     if score then
       score = tonumber(score)
     else
-      redis.call('ZADD', KEYS[i], delta, member)
-      score, fresh[i] = delta, true
+      redis.call('ZADD', KEYS[i], deltas[i], member)
+      score, fresh[i] = deltas[i], true
     end
     if score > max or score < -max then
       for j = 1, i do
         if fresh[j] then
           redis.call('ZREM', KEYS[j], member)
         else
-          redis.call('ZINCRBY', KEYS[j], -delta, member)
+          redis.call('ZINCRBY', KEYS[j], -deltas[j], member)
         end
       end
-      return {7, i, score - delta}
+      return {7, i, score - deltas[i]}
     end
     scores[i] = score
   end
 else
   local packed = {}
   for i = 1, n do
-    local a = 12 + 6 * (i - 1)
+    local a = P + 6 * (i - 1)
     local tb, unit = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
     local shift = 2 ^ tb
     local current = redis.call('ZSCORE', KEYS[i], member)
-    local score
+    local score, v = nil, values[i]
     if current then
       current = math.floor(tonumber(current) / shift)
     end
     if op == 'incr' then
-      score = (current or 0) + value
+      score = (current or 0) + v
     elseif op == 'decr' then
-      score = (current or 0) - value
-    elseif op == 'best' and current and ((asc and current <= value) or (not asc and current >= value)) then
+      score = (current or 0) - v
+    elseif op == 'best' and current and ((asc and current <= v) or (not asc and current >= v)) then
       score = current
     else
-      score = value
+      score = v
     end
     if score > max or score < -max then
       return {7, i, current or 0}
@@ -220,7 +239,7 @@ local function report(score, r)
 end
 
 for i = 1, n do
-  local a = 12 + 6 * (i - 1)
+  local a = P + 6 * (i - 1)
   if fresh[i] and ARGV[a + 5] ~= '' then
     -- Set when a member first lands on the board (the board's first
     -- member made the key), not at every write: the deadline is the same,
@@ -266,11 +285,11 @@ end
 -- nothing else, so setting it keeps it exact. A carried score ranks ahead
 -- of the same score reached in the next period (first_reached: as if
 -- reached before it began).
-local c0 = 12 + 6 * n + 6 * w
+local c0 = P + 6 * n + 6 * w
 for c = 1, tonumber(ARGV[c0]) do
   local a = c0 + 1 + 4 * (c - 1)
   local i = tonumber(ARGV[a])
-  local b = 12 + 6 * (i - 1)
+  local b = P + 6 * (i - 1)
   local carried = math.floor(math.abs(scores[i]) * tonumber(ARGV[a + 1]) / 100)
   if scores[i] < 0 then carried = -carried end
   local nextb = KEYS[key + c - 1]
