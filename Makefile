@@ -4,7 +4,8 @@ PKGS ?= ./...
 # Fuzz targets `make test` runs for FUZZTIME each, as package:FuzzFunc.
 # Add one per line, e.g.  FUZZ_TARGETS += ./tiers:FuzzLadder
 FUZZ_TARGETS := ./api:FuzzJoin ./api:FuzzScore ./api:FuzzScoresBatch ./api:FuzzStandings \
-	./api:FuzzPaths ./api:FuzzDecoder ./api:FuzzScoreValue ./league:FuzzParseSchedule ./api:FuzzLeaderboardWrite
+	./api:FuzzPaths ./api:FuzzDecoder ./api:FuzzScoreValue ./league:FuzzParseSchedule ./api:FuzzLeaderboardWrite \
+	./leaderboard:FuzzCatalog
 # A count of inputs (3-15 s each on two cores), not a duration: Go 1.26's
 # fuzzing coordinator can fail a timed run at its deadline with a bare
 # "context deadline exceeded" and no failing input (go.dev/issue/75804,
