@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/league"
@@ -24,6 +26,7 @@ var statusOf = map[league.Code]int{
 	league.PeriodClosed: http.StatusConflict,
 	league.Conflict:     http.StatusConflict,
 	league.Overflow:     http.StatusUnprocessableEntity,
+	league.RateLimited:  http.StatusTooManyRequests,
 	league.Unavailable:  http.StatusServiceUnavailable,
 	league.Internal:     http.StatusInternalServerError,
 }
@@ -84,6 +87,12 @@ func (s *Server) writeError(x *exchange, err error) int {
 		h.Set("WWW-Authenticate", `Bearer realm="league"`)
 	case st == http.StatusServiceUnavailable:
 		h["Retry-After"] = retryAfter
+	case code == league.RateLimited:
+		// until the refusing limit's window frees (none: it never does)
+		var limited interface{ RetryAfter() time.Duration }
+		if errors.As(err, &limited) && limited.RetryAfter() > 0 {
+			h.Set("Retry-After", strconv.FormatInt(int64((limited.RetryAfter()+time.Second-1)/time.Second), 10))
+		}
 	}
 	if st >= 500 {
 		x.echoRequestID(true)

@@ -155,7 +155,11 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 		Retention: map[leaderboard.Kind]time.Duration{leaderboard.Hour: time.Hour}, Archive: &leaderboard.ArchivePolicy{Kinds: []leaderboard.Kind{leaderboard.Hour}},
 		Catalog: true, PublicBoards: true}
 	testsvc.Must(tb, kills.Init(), "leaderboard Init")
-	f.boards, err = leaderboard.Open(f.ctx, rdb, []*leaderboard.Leaderboard{kills},
+	// votes: one vote a day for an actor, from the web or a partner
+	votes := &leaderboard.Leaderboard{ID: "votes", Kinds: []leaderboard.Kind{leaderboard.Day}, Channels: []string{"web", "partner"},
+		Limits: []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 1}}}
+	testsvc.Must(tb, votes.Init(), "leaderboard Init")
+	f.boards, err = leaderboard.Open(f.ctx, rdb, []*leaderboard.Leaderboard{kills, votes},
 		leaderboard.WithNamespace(ns), leaderboard.WithClock(f.clock.Now), leaderboard.WithLogger(quiet), leaderboard.WithArchive(f.store))
 	testsvc.Must(tb, err, "leaderboard.Open")
 	f.settler = &fakeSettler{store: f.store}

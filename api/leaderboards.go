@@ -20,6 +20,14 @@ import (
 // are the wire format: encoding/json writes the other replies, and the
 // appenders at the end write the same bytes for the hot two.
 
+// countRefusal counts a write a rate limit refused.
+func (s *Server) countRefusal(err error) {
+	var r *leaderboard.Refusal
+	if errors.As(err, &r) {
+		s.metrics.refusals.WithLabelValues(r.Leaderboard, r.Limit).Inc()
+	}
+}
+
 // readsOf returns the engine view a read asks for with view=public|raw
 // (or the members body's "view"): by default the public boards of a
 // leaderboard that has them, what its players see.
@@ -149,7 +157,8 @@ func placements(l *leaderboard.Leaderboard, ps []leaderboard.Placement) []placem
 
 // lbWrite builds a leaderboard write from a decoded write.
 func lbWrite(f writeFields, scope string) leaderboard.Write {
-	return leaderboard.Write{Member: f.who, Value: f.value, RequestID: f.requestID, Scope: scope}
+	return leaderboard.Write{Member: f.who, Value: f.value, RequestID: f.requestID, Scope: scope,
+		Actor: f.actor, Channel: f.channel, Terminal: f.terminal}
 }
 
 // lbBoardWrite builds a write to a leaderboard named in the write.
@@ -178,6 +187,7 @@ func (s *Server) lbScore(r *http.Request, caller *Key) (reply, error) {
 	}
 	res, err := s.boards.Write(r.Context(), l.ID, w)
 	if err != nil {
+		s.countRefusal(err)
 		return nil, s.redisErr(err)
 	}
 	return lbWriteJSON{Leaderboard: l.ID, Member: w.Member, Boards: placements(l, res.Boards), Public: placements(l, res.Public),
@@ -211,6 +221,7 @@ func (s *Server) lbScoreBatch(r *http.Request, caller *Key) (reply, error) {
 	for i, w := range writes {
 		out[i].Member = w.Member
 		if errs[i] != nil {
+			s.countRefusal(errs[i])
 			s.redisErr(errs[i])
 			out[i].Error = newErrorBody(errs[i])
 			continue
@@ -259,6 +270,7 @@ func (s *Server) lbScoreMany(r *http.Request, caller *Key) (reply, error) {
 	for i, w := range writes {
 		out[i].Leaderboard, out[i].Member = w.Leaderboard, w.Member
 		if errs[i] != nil {
+			s.countRefusal(errs[i])
 			s.redisErr(errs[i])
 			out[i].Error = newErrorBody(errs[i])
 			continue

@@ -196,3 +196,36 @@ func TestLeaderboardPublicBoards(t *testing.T) {
 		t.Fatalf("public %v, raw %v", public, raw)
 	}
 }
+
+// TestLeaderboardRateLimit: a vote past a limit answers 429 with the limit
+// and Retry-After, writes nothing, and counts in the metric.
+func TestLeaderboardRateLimit(t *testing.T) {
+	f := onRedis(t)
+	f.must("POST", "/v1/leaderboards/votes/scores", `{"member":"cand","value":1,"actor":"fan1","channel":"web","terminal":"mobile"}`)
+	w := f.do("POST", "/v1/leaderboards/votes/scores", `{"member":"other","value":1,"actor":"fan1"}`, gameKey)
+	code, msg := errorOf(t, w)
+	if w.Code != http.StatusTooManyRequests || code != "rate_limited" || !strings.Contains(msg, `limit "actor-day" of leaderboard "votes" allows 1 a day`) ||
+		w.Header().Get("Retry-After") == "" {
+		t.Fatalf("a second vote: %d %s %q (Retry-After %q)", w.Code, code, msg, w.Header().Get("Retry-After"))
+	}
+	if got := f.must("GET", "/v1/leaderboards/votes/boards/day", ""); got["size"] != 1.0 {
+		t.Fatalf("the refused vote wrote: %v", got)
+	}
+	batch := f.must("POST", "/v1/leaderboards/scores/batch", `{"writes":[{"leaderboard":"votes","member":"cand","value":1,"actor":"fan2"},{"leaderboard":"votes","member":"cand","value":1,"actor":"fan2"}]}`)
+	if r := batch["results"].([]any); r[0].(map[string]any)["error"] != nil || r[1].(map[string]any)["error"].(map[string]any)["code"] != "rate_limited" {
+		t.Fatalf("a batch of two votes by one actor: %v", batch)
+	}
+	for body, want := range map[string]string{
+		`{"member":"cand","value":1}`:                                "actor: required",
+		`{"member":"cand","value":1,"actor":"fan3","channel":"tv"}`: `channel: "tv" is not one of the leaderboard's channels`,
+		`{"member":"cand","value":1,"actor":"a b"}`:                  "actor: byte 1",
+	} {
+		w := f.do("POST", "/v1/leaderboards/votes/scores", body, gameKey)
+		if _, msg := errorOf(t, w); w.Code != 400 || !strings.Contains(msg, want) {
+			t.Errorf("%s: %d %q, want 400 %q", body, w.Code, msg, want)
+		}
+	}
+	if got := metricValue(t, f, "league_leaderboard_limit_refusals_total", "leaderboard", "votes", "limit", "actor-day"); got != 2 {
+		t.Errorf("refusals counted: %v, want 2", got)
+	}
+}

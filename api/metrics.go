@@ -25,6 +25,8 @@ type metrics struct {
 	keyRequests *prometheus.CounterVec
 	// Dependency failures, resolved once: the hot path only adds.
 	redisErrors, postgresErrors prometheus.Counter
+	// refusals counts leaderboard writes a rate limit refused.
+	refusals *prometheus.CounterVec
 }
 
 // durationBuckets span a cached read (~100µs) to a stuck dependency.
@@ -48,7 +50,12 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		Name: "league_http_key_requests_total",
 		Help: "HTTP requests made with a valid key, by the key's name and status code (the key itself is never shown).",
 	}, []string{"key", "code"}))
+	refusals := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "league_leaderboard_limit_refusals_total",
+		Help: "Leaderboard writes a rate limit refused, by leaderboard and limit.",
+	}, []string{"leaderboard", "limit"}))
 	return &metrics{
+		refusals:       refusals,
 		requests:       requests,
 		duration:       duration,
 		keyRequests:    keyRequests,

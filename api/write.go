@@ -10,13 +10,17 @@ import (
 // writeShape names the fields of a write: who is "player_id" in a
 // league's score write and "member" in a leaderboard's; group, when not
 // empty, is a field every write must have ("leaderboard", in a batch over
-// several leaderboards).
-type writeShape struct{ who, group string }
+// several leaderboards); origin writes also take "actor", "channel" and
+// "terminal" (leaderboards' rate limits).
+type writeShape struct {
+	who, group string
+	origin     bool
+}
 
 var (
 	playerWriteShape = writeShape{who: "player_id"}
-	memberWriteShape = writeShape{who: "member"}
-	boardWriteShape  = writeShape{who: "member", group: "leaderboard"}
+	memberWriteShape = writeShape{who: "member", origin: true}
+	boardWriteShape  = writeShape{who: "member", group: "leaderboard", origin: true}
 )
 
 // writeRequest is one write, {"<who>","value","request_id"} (and
@@ -25,9 +29,10 @@ var (
 // points into the pooled body buffer, so fields() must run before
 // decodeBody returns.
 type writeRequest struct {
-	shape                 writeShape
-	who, requestID, group *string
-	value                 []byte
+	shape                    writeShape
+	who, requestID, group    *string
+	actor, channel, terminal *string
+	value                    []byte
 }
 
 // writeFields are a decoded write's fields.
@@ -36,6 +41,9 @@ type writeFields struct {
 	value     int64
 	requestID string
 	group     string // "" unless the shape has a group
+	// actor, channel, terminal: "" unless the shape has them and the write
+	// names them
+	actor, channel, terminal string
 }
 
 // decode decodes the object; prefix names the element of a batch in
@@ -49,6 +57,12 @@ func (req *writeRequest) decode(d *decoder, what, prefix string) error {
 			return d.string(prefix+f, &req.group)
 		case f == "request_id":
 			return d.string(prefix+"request_id", &req.requestID)
+		case req.shape.origin && f == "actor":
+			return d.string(prefix+f, &req.actor)
+		case req.shape.origin && f == "channel":
+			return d.string(prefix+f, &req.channel)
+		case req.shape.origin && f == "terminal":
+			return d.string(prefix+f, &req.terminal)
 		case f == "value":
 			if req.value != nil {
 				return invalid(prefix+"value", "given twice")
@@ -75,6 +89,7 @@ func (req *writeRequest) fields(prefix string) (f writeFields, err error) {
 		return f, err
 	}
 	f.requestID = optionalString(req.requestID)
+	f.actor, f.channel, f.terminal = optionalString(req.actor), optionalString(req.channel), optionalString(req.terminal)
 	return f, nil
 }
 

@@ -28,6 +28,18 @@ type leaderboardFile struct {
 	Archive           *archiveFile        `yaml:"archive"`
 	Catalog           bool                `yaml:"catalog"`
 	PublicBoards      bool                `yaml:"public_boards"`
+	Channels          []string            `yaml:"channels"`
+	Terminals         []string            `yaml:"terminals"`
+	Limits            []limitFile         `yaml:"limits"`
+}
+
+// limitFile mirrors one entry of a leaderboard's limits:.
+type limitFile struct {
+	Name  string                      `yaml:"name"`
+	By    []string                    `yaml:"by"`
+	Per   string                      `yaml:"per"`
+	Max   *int64                      `yaml:"max"`
+	Extra map[string]map[string]int64 `yaml:"extra"`
 }
 
 // archiveFile mirrors a leaderboard's archive: section.
@@ -44,7 +56,23 @@ func (lf leaderboardFile) build() (*leaderboard.Leaderboard, error) {
 	}
 	l := &leaderboard.Leaderboard{ID: lf.ID, Calendar: cal, Operator: leaderboard.Operator(lf.ScoreOperator),
 		Order: leaderboard.Order(lf.Order), TieBreak: leaderboard.TieBreak(lf.TieBreak), Catalog: lf.Catalog,
-		PublicBoards: lf.PublicBoards}
+		PublicBoards: lf.PublicBoards, Channels: lf.Channels, Terminals: lf.Terminals}
+	for i, lim := range lf.Limits {
+		if lim.Max == nil {
+			return nil, fmt.Errorf("limits[%d].max: required", i)
+		}
+		out := leaderboard.Limit{Name: lim.Name, Per: leaderboard.Per(lim.Per), Max: *lim.Max}
+		for _, d := range lim.By {
+			out.By = append(out.By, leaderboard.Dimension(d))
+		}
+		for d, more := range lim.Extra {
+			if out.Extra == nil {
+				out.Extra = map[leaderboard.Dimension]map[string]int64{}
+			}
+			out.Extra[leaderboard.Dimension(d)] = more
+		}
+		l.Limits = append(l.Limits, out)
+	}
 	for _, p := range lf.Periods {
 		k, err := leaderboard.ParseKind(p)
 		if err != nil {

@@ -178,13 +178,15 @@ leaderboards:
 		t.Fatalf("leaderboards without leagues: %v", err)
 	}
 	// Rolling windows, with or without periodic boards.
-	c, err = Parse([]byte("leaderboards: [{id: a, periods: [day], rolling: [30d, 24h, 7d], retention: {7d: 3d}, carry_over: {day: 10%}, archive: {top: 100}}, {id: b, rolling: [1h]}]\n"))
+	c, err = Parse([]byte("leaderboards: [{id: a, periods: [day], rolling: [30d, 24h, 7d], retention: {7d: 3d}, carry_over: {day: 10%}, archive: {top: 100}, channels: [web], " +
+		"limits: [{by: [actor, member], per: day, max: 5, extra: {channel: {web: 2}}}]}, {id: b, rolling: [1h]}]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []leaderboard.Kind{"day", "24h", "7d", "30d"}
 	if l := c.Leaderboards[0]; !slices.Equal(l.Boards(), want) || l.Retention["7d"] != 72*time.Hour || l.Retention["30d"] != 48*time.Hour || l.CarryOver["day"] != 10 ||
-		l.Archive.Top != 100 || !slices.Equal(l.Archive.Kinds, []leaderboard.Kind{"day"}) {
+		l.Archive.Top != 100 || !slices.Equal(l.Archive.Kinds, []leaderboard.Kind{"day"}) ||
+		len(l.Limits) != 1 || l.Limits[0].Name != "actor-member-day" || l.Limits[0].Extra["channel"]["web"] != 2 || l.Channels[0] != "web" {
 		t.Fatalf("rolling: boards %v, retention %v", l.Boards(), l.Retention)
 	}
 }
@@ -210,6 +212,11 @@ func TestLeaderboardsRejects(t *testing.T) {
 		{"archive top", "leaderboards: [{id: a, periods: [day], archive: {top: -1}}]", "archive.top: -1 is negative"},
 		{"archive rolling", "leaderboards: [{id: a, periods: [day], rolling: [7d], archive: {periods: [7d]}}]", "archive.periods: 7d is not a periodic board"},
 		{"public boards without a catalog", "leaderboards: [{id: a, periods: [day], public_boards: true}]", "public_boards: the multipliers of public boards are a catalog's: set catalog: true"},
+		{"limit dimension", "leaderboards: [{id: a, periods: [day], limits: [{by: [voter], per: day, max: 1}]}]", `limits[0].by: "voter" is not actor, member, channel or terminal`},
+		{"limit window", "leaderboards: [{id: a, periods: [day], limits: [{by: [actor], per: fortnight, max: 1}]}]", `limits[0].per: "fortnight" is not second, minute`},
+		{"limit max", "leaderboards: [{id: a, periods: [day], limits: [{by: [actor], per: day}]}]", "limits[0].max: required"},
+		{"limit names", "leaderboards: [{id: a, periods: [day], limits: [{by: [actor], per: day, max: 1}, {by: [actor], per: day, max: 2}]}]", `limits[1].name: "actor-day" is the name of another limit`},
+		{"limit extra", "leaderboards: [{id: a, periods: [day], limits: [{by: [actor], per: day, max: 1, extra: {actor: {x: 1}}}]}]", "extra allowances go by channel or terminal"},
 		{"carry over kind", "leaderboards: [{id: a, periods: [day], carry_over: {week: 10%}}]", "carry_over: week is not a periodic board of this leaderboard"},
 		{"carry over all time", "leaderboards: [{id: a, periods: [all_time], carry_over: {all_time: 10%}}]", "carry_over: all_time is not a periodic board"},
 		{"carry over share", "leaderboards: [{id: a, periods: [day], carry_over: {day: 10}}]", `carry_over.day: "10" is not a share in percent`},

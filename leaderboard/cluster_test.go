@@ -3,12 +3,15 @@ package leaderboard_test
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/leaderboard"
+	"github.com/league-engine/league/league"
 )
 
 // TestRedisCluster: writes, pages, windows and members on Redis Cluster,
@@ -94,5 +97,29 @@ func TestRedisCluster(t *testing.T) {
 		if res[i].Boards[0].Score != 7 {
 			t.Errorf("write %d of the batch: %+v", i, res[i])
 		}
+	}
+	// 64 racing writers against a limit of 5, on the cluster
+	limited := newLeaderboard(t, func(l *leaderboard.Leaderboard) {
+		l.ID = "capped"
+		l.Limits = []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfMember}, Per: leaderboard.PerDay, Max: 5}}
+	})
+	ce, err := leaderboard.Open(ctx, rdb, []*leaderboard.Leaderboard{limited}, leaderboard.WithNamespace(ns), leaderboard.WithClock(clock.Now))
+	testsvc.Must(t, err, "Open")
+	var accepted atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := ce.Write(ctx, "capped", leaderboard.Write{Member: "x", Value: 1, Actor: fmt.Sprint(i)}); err == nil {
+				accepted.Add(1)
+			} else if league.ErrorCode(err) != league.RateLimited {
+				t.Errorf("write: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if accepted.Load() != 5 {
+		t.Errorf("64 racing writers against a limit of 5 on the cluster: %d accepted", accepted.Load())
 	}
 }

@@ -119,6 +119,11 @@ type Leaderboard struct {
 	// Changing a multiplier changes later writes only. Rolling boards and
 	// the archive count raw values.
 	PublicBoards bool
+	// Limits cap writes by actor, member, channel and terminal (limit.go).
+	Limits []Limit
+	// Channels and Terminals, when set, are the only values writes may
+	// name.
+	Channels, Terminals []string
 
 	tieBits map[Kind]uint          // low bits FirstReached keeps, by kind
 	boards  []Kind                 // Kinds, then the Windows' kinds: the order of writes and replies
@@ -215,6 +220,9 @@ func (l *Leaderboard) Init() error {
 	}
 	if l.PublicBoards && len(l.Kinds) == 0 {
 		return fmt.Errorf("public_boards: the leaderboard has no periodic board to have a public twin (rolling boards count raw values)")
+	}
+	if err := l.initLimits(); err != nil {
+		return err
 	}
 	if err := l.initArchive(seen); err != nil {
 		return err

@@ -22,6 +22,9 @@ type Write struct {
 	// Scope is whose request ids these are (the API key's name): ids of
 	// two scopes never meet (league.ScoreWrite.Scope).
 	Scope string
+	// Actor, Channel and Terminal say who wrote and from where (a voter,
+	// a partner, a device kind): rate limits count by them (limit.go).
+	Actor, Channel, Terminal string
 }
 
 // Placement is a member's score and rank on one board.
@@ -59,12 +62,12 @@ func (e *Engine) Write(ctx context.Context, id string, w Write) (WriteResult, er
 	seed := false
 	for attempt := 0; attempt < 4; attempt++ {
 		ps := l.periodsAt(now)
-		ks, args := e.writeArgs(l, ps, w, seed)
+		ks, args := e.writeArgs(l, now, ps, w, seed)
 		reply, err := e.run.Run(ctx, scripts.LBWrite, false, ks, args...).Slice()
 		if err != nil {
 			return WriteResult{}, writeError(err)
 		}
-		res, redisNow, err := l.writeResult(ps, w, reply)
+		res, redisNow, err := l.writeResult(now, ps, w, reply)
 		if errors.Is(err, errNeedSeed) {
 			seed = true
 			continue
@@ -130,7 +133,7 @@ func (e *Engine) WriteMany(ctx context.Context, writes []BoardWrite) (results []
 				periods[l] = l.periodsAt(now)
 			}
 			ps[j] = periods[l]
-			return e.writeArgs(l, ps[j], writes[i].Write, seed[i])
+			return e.writeArgs(l, now, ps[j], writes[i].Write, seed[i])
 		})
 		if err != nil {
 			return nil, nil, writeError(err)
@@ -144,7 +147,7 @@ func (e *Engine) WriteMany(ctx context.Context, writes []BoardWrite) (results []
 				continue
 			}
 			var redisNow time.Time
-			results[i], redisNow, errs[i] = boards[i].writeResult(ps[j], writes[i].Write, reply)
+			results[i], redisNow, errs[i] = boards[i].writeResult(now, ps[j], writes[i].Write, reply)
 			if errors.Is(errs[i], errNeedSeed) {
 				seed[i], errs[i] = true, nil
 				again = append(again, i)
@@ -185,6 +188,9 @@ func (l *Leaderboard) checkWrite(w Write) error {
 	if err := league.CheckScope(w.Scope); err != nil {
 		return err
 	}
+	if err := l.checkDimensions(w); err != nil {
+		return err
+	}
 	switch {
 	case w.Value < 0:
 		return &league.Error{Code: league.Invalid, Field: "value",
@@ -207,7 +213,7 @@ func (l *Leaderboard) periodsAt(t time.Time) []Period {
 // writeArgs returns lb_write.lua's KEYS and ARGV for w on the boards of ps;
 // seed adds the buckets each rolling board sums, for a board not yet
 // filled.
-func (e *Engine) writeArgs(l *Leaderboard, ps []Period, w Write, seed bool) ([]string, []any) {
+func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, seed bool) ([]string, []any) {
 	k := e.keys(l)
 	periodic, rolling := ps[:len(l.Kinds)], ps[len(l.Kinds):]
 	boards, public := periodic, 0
@@ -273,6 +279,16 @@ func (e *Engine) writeArgs(l *Leaderboard, ps []Period, w Write, seed bool) ([]s
 			args = append(args, i+1, share, next.Start.Unix(), next.End.Unix())
 		}
 	}
+	args = append(args, len(l.Limits))
+	for _, lim := range l.Limits {
+		start, end := l.window(lim, now)
+		ks = append(ks, k.limitCounter(lim, w, start))
+		endArg := ""
+		if !end.IsZero() {
+			endArg = strconv.FormatInt(end.UnixMilli(), 10)
+		}
+		args = append(args, lim.allowance(w), start.UnixMilli(), endArg)
+	}
 	if w.RequestID != "" {
 		ks = append(ks, k.request(w.Scope, w.RequestID))
 	}
@@ -300,7 +316,7 @@ var errNeedSeed = errors.New("leaderboard: a rolling board needs its buckets")
 // writeResult reads lb_write.lua's reply. A non-zero redisNow means the
 // periods were not those at Redis's clock: compute them at redisNow and
 // send the write again.
-func (l *Leaderboard) writeResult(ps []Period, w Write, reply []any) (res WriteResult, redisNow time.Time, err error) {
+func (l *Leaderboard) writeResult(now time.Time, ps []Period, w Write, reply []any) (res WriteResult, redisNow time.Time, err error) {
 	status, _ := reply[0].(int64)
 	switch scripts.Status(status) {
 	case scripts.OK, scripts.Existing:
@@ -355,6 +371,15 @@ func (l *Leaderboard) writeResult(ps []Period, w Write, reply []any) (res WriteR
 			l.Operator, w.Member, board, current, l.MaxScore)}
 	case scripts.NeedSeed:
 		return res, time.Time{}, errNeedSeed
+	case scripts.Limited:
+		i, _ := reply[1].(int64)
+		end, _ := reply[2].(int64)
+		lim := l.Limits[i-1]
+		r := &Refusal{Leaderboard: l.ID, Limit: lim.Name, Per: lim.Per, Max: lim.allowance(w), now: now}
+		if end >= 0 {
+			r.Frees = time.UnixMilli(end)
+		}
+		return res, time.Time{}, &league.Error{Code: league.RateLimited, Message: r.Error() + "; nothing was written", Err: r}
 	case scripts.Conflict:
 		return res, time.Time{}, &league.Error{Code: league.Conflict,
 			Message: fmt.Sprintf("request_id %q was already used for another member within the idempotency window", w.RequestID)}

@@ -20,6 +20,7 @@ const (
 	Conflict     Code = "conflict"      // e.g. a request id reused for another player
 	Overflow     Code = "overflow"      // the write would pass the league's maximum score
 	Unavailable  Code = "unavailable"   // a dependency is down or not ready; retry later
+	RateLimited  Code = "rate_limited"  // a rate limit is reached; the error says which and when it frees
 	Unauthorized Code = "unauthorized"
 	Forbidden    Code = "forbidden"
 	Internal     Code = "internal"

@@ -16,6 +16,7 @@
 --   <ns>:lb:{L}:fill:<window>:<start(i)>       'done' once S(i) holds every member
 --   seed keys: B(i-N+1) .. B(i-1)
 -- then, per carry-over c, the board of the period after periodic board i's
+-- then, per rate limit, <ns>:lb:{L}:rl:<limit>:<window start ms|ever> <dimension values>: its counter
 -- last     -> <ns>:lb:{L}:q:<scope>:<id>      the request's stored result (only with a request id)
 -- ARGV[1] -> now in ms, or '' for Redis TIME
 -- ARGV[2] -> n, the number of periodic boards
@@ -48,6 +49,9 @@
 -- then ARGV[13 + 6n + 6w] -> c, the number of carry-overs, and four per carry-over:
 --   i, the periodic board that carries; its share in percent (1-100); start and
 --   end (Unix s) of the period after i's
+-- then ARGV[14 + 6n + 6w + 4c] -> r, the number of rate limits, and three per limit:
+--   the most writes its window allows this one's dimensions; start and end (ms)
+--   of its window ('' for ever)
 --
 -- Returns one of
 --   {0, now, score1, rank1, ..., scoren+w, rankn+w} written (or unchanged) at now (ms): each
@@ -59,6 +63,8 @@
 --   {8}                                     the request id was used for another member
 --   {14}                                    a rolling board the member is not on is not yet
 --                                           filled: send the seed keys
+--   {16, l, end}                            rate limit l is reached; its window ends at end (ms,
+--                                           -1: never); nothing written, nothing consumed
 --
 -- uses: int now_ms reached
 
@@ -109,6 +115,21 @@ end
 for j = 1, w do
   if now < tonumber(ARGV[ra[j]]) * 1000 or now >= tonumber(ARGV[ra[j] + 1]) * 1000 then
     return {2, now}
+  end
+end
+
+-- Rate limits, checked before anything is written and consumed after.
+local c0 = P + 6 * n + 6 * w
+local ck = key -- the first carry-over key, then the limits' counters
+local r0 = c0 + 1 + 4 * tonumber(ARGV[c0])
+local lk = key + tonumber(ARGV[c0])
+for l = 1, tonumber(ARGV[r0]) do
+  local a = r0 + 1 + 3 * (l - 1)
+  if ARGV[a + 2] ~= '' and (now < tonumber(ARGV[a + 1]) or now >= tonumber(ARGV[a + 2])) then
+    return {2, now}
+  end
+  if tonumber(redis.call('GET', KEYS[lk + l - 1]) or 0) >= tonumber(ARGV[a]) then
+    return {16, l, tonumber(ARGV[a + 2]) or -1}
   end
 end
 
@@ -285,14 +306,13 @@ end
 -- nothing else, so setting it keeps it exact. A carried score ranks ahead
 -- of the same score reached in the next period (first_reached: as if
 -- reached before it began).
-local c0 = P + 6 * n + 6 * w
 for c = 1, tonumber(ARGV[c0]) do
   local a = c0 + 1 + 4 * (c - 1)
   local i = tonumber(ARGV[a])
   local b = P + 6 * (i - 1)
   local carried = math.floor(math.abs(scores[i]) * tonumber(ARGV[a + 1]) / 100)
   if scores[i] < 0 then carried = -carried end
-  local nextb = KEYS[key + c - 1]
+  local nextb = KEYS[ck + c - 1]
   if carried == 0 then
     redis.call('ZREM', nextb, member)
   else
@@ -302,6 +322,14 @@ for c = 1, tonumber(ARGV[c0]) do
     if redis.call('ZADD', nextb, carried * shift + tie, member) == 1 then
       redis.call('PEXPIRE', nextb, tonumber(ARGV[a + 3]) * 1000 + tonumber(ARGV[b + 5]) - now)
     end
+  end
+end
+
+-- Written: every limit consumed, its counter kept a minute past its window.
+for l = 1, tonumber(ARGV[r0]) do
+  local a = r0 + 1 + 3 * (l - 1)
+  if redis.call('INCR', KEYS[lk + l - 1]) == 1 and ARGV[a + 2] ~= '' then
+    redis.call('PEXPIRE', KEYS[lk + l - 1], tonumber(ARGV[a + 2]) - now + 60000)
   end
 end
 

@@ -145,6 +145,7 @@ const (
 	OtherTier   Status = 13 // score: the player's tier code is not one the caller knows: reply[1]
 	NeedSeed    Status = 14 // leaderboard write: a rolling board is not filled yet; send its buckets
 	Busy        Status = 15 // leaderboard pre-fill: another process holds the lease
+	Limited     Status = 16 // leaderboard write: a rate limit is reached (reply[1] which, reply[2] when it frees)
 )
 
 // Load loads every script into the server's script cache, so pipelines of

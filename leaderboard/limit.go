@@ -1,0 +1,242 @@
+package leaderboard
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/league-engine/league/league"
+)
+
+// Rate limits (seed 003): a leaderboard may cap its writes along
+// dimensions (who writes, the member written, the traffic's channel and
+// terminal, and combinations of them) over fixed windows of its calendar.
+// The write script checks every limit before it writes anything, and
+// consumes every one in the same atomic step as the boards: a refused
+// write changes and consumes nothing, a retried one (same request id)
+// consumes nothing more, and concurrent writers are counted exactly.
+
+// Dimension is what a limit counts by.
+type Dimension string
+
+const (
+	OfActor    Dimension = "actor"    // who wrote (Write.Actor): a voter, a player
+	OfMember   Dimension = "member"   // the member written: the candidate
+	OfChannel  Dimension = "channel"  // the traffic's source (Write.Channel): a partner
+	OfTerminal Dimension = "terminal" // the device kind (Write.Terminal): pc, mobile
+)
+
+var dimensions = []Dimension{OfActor, OfMember, OfChannel, OfTerminal}
+
+// Per is a limit's window: a fixed span of the leaderboard's calendar
+// (second and minute by the clock), or the leaderboard's whole life.
+type Per string
+
+const (
+	PerSecond Per = "second"
+	PerMinute Per = "minute"
+	PerHour   Per = "hour"
+	PerDay    Per = "day"
+	PerWeek   Per = "week"
+	PerMonth  Per = "month"
+	PerEver   Per = "ever" // never frees: "one vote per user, ever"
+)
+
+var pers = []Per{PerSecond, PerMinute, PerHour, PerDay, PerWeek, PerMonth, PerEver}
+
+// Limit caps the writes that share the values of its dimensions within one
+// window: at most Max, plus Extra for writes from a given channel or
+// terminal ("traffic from partner X gets 5 more a day").
+type Limit struct {
+	// Name keys the limit's counters: renaming a limit starts it afresh,
+	// while changing its Max applies to the counters already running.
+	Name  string
+	By    []Dimension
+	Per   Per
+	Max   int64
+	Extra map[Dimension]map[string]int64 // channel or terminal value -> more allowed
+}
+
+// MaxDimension is the longest actor, channel or terminal value.
+const MaxDimension = 64
+
+var limitName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+// initLimits checks the limits and the allowed channels and terminals.
+func (l *Leaderboard) initLimits() error {
+	names := map[string]bool{}
+	for i, lim := range l.Limits {
+		field := fmt.Sprintf("limits[%d]", i)
+		if lim.Name == "" {
+			var by []string
+			for _, d := range lim.By {
+				by = append(by, string(d))
+			}
+			lim.Name = strings.Join(by, "-") + "-" + string(lim.Per)
+			l.Limits[i].Name = lim.Name
+		}
+		if !limitName.MatchString(lim.Name) {
+			return fmt.Errorf("%s.name: %q is not 1-32 characters of a-z, 0-9, _ and -", field, lim.Name)
+		}
+		if names[lim.Name] {
+			return fmt.Errorf("%s.name: %q is the name of another limit (name them apart)", field, lim.Name)
+		}
+		names[lim.Name] = true
+		if len(lim.By) == 0 {
+			return fmt.Errorf("%s.by: at least one of actor, member, channel, terminal", field)
+		}
+		seen := map[Dimension]bool{}
+		for _, d := range lim.By {
+			if !slices.Contains(dimensions, d) {
+				return fmt.Errorf("%s.by: %q is not actor, member, channel or terminal", field, d)
+			}
+			if seen[d] {
+				return fmt.Errorf("%s.by: %s is listed twice", field, d)
+			}
+			seen[d] = true
+		}
+		if !slices.Contains(pers, lim.Per) {
+			return fmt.Errorf("%s.per: %q is not second, minute, hour, day, week, month or ever", field, lim.Per)
+		}
+		if lim.Max < 0 {
+			return fmt.Errorf("%s.max: %d is negative", field, lim.Max)
+		}
+		for d, more := range lim.Extra {
+			if d != OfChannel && d != OfTerminal {
+				return fmt.Errorf("%s.extra: %q: extra allowances go by channel or terminal", field, d)
+			}
+			for v, n := range more {
+				if err := league.CheckID(field+".extra."+string(d), v, MaxDimension); err != nil {
+					return err
+				}
+				if n < 0 {
+					return fmt.Errorf("%s.extra.%s.%s: %d is negative", field, d, v, n)
+				}
+			}
+		}
+	}
+	for _, set := range []struct {
+		field  string
+		values []string
+	}{{"channels", l.Channels}, {"terminals", l.Terminals}} {
+		for _, v := range set.values {
+			if err := league.CheckID(set.field, v, MaxDimension); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkDimensions validates a write's actor, channel and terminal, and
+// that it names every dimension a limit counts by.
+func (l *Leaderboard) checkDimensions(w Write) error {
+	for _, d := range []struct {
+		field, v string
+		allowed  []string
+	}{{"actor", w.Actor, nil}, {"channel", w.Channel, l.Channels}, {"terminal", w.Terminal, l.Terminals}} {
+		if d.v == "" {
+			continue
+		}
+		if err := league.CheckID(d.field, d.v, MaxDimension); err != nil {
+			return err
+		}
+		if d.allowed != nil && !slices.Contains(d.allowed, d.v) {
+			return &league.Error{Code: league.Invalid, Field: d.field,
+				Message: fmt.Sprintf("%q is not one of the leaderboard's %ss: %s", d.v, d.field, strings.Join(d.allowed, ", "))}
+		}
+	}
+	for _, lim := range l.Limits {
+		for _, d := range lim.By {
+			if d != OfMember && dimension(w, d) == "" {
+				return &league.Error{Code: league.Invalid, Field: string(d),
+					Message: fmt.Sprintf("required: the leaderboard's limit %q counts writes by %s", lim.Name, d)}
+			}
+		}
+	}
+	return nil
+}
+
+func dimension(w Write, d Dimension) string {
+	switch d {
+	case OfActor:
+		return w.Actor
+	case OfMember:
+		return w.Member
+	case OfChannel:
+		return w.Channel
+	}
+	return w.Terminal
+}
+
+// window returns the bounds of lim's window holding t: [start, end), zero
+// end for PerEver.
+func (l *Leaderboard) window(lim Limit, t time.Time) (start, end time.Time) {
+	switch lim.Per {
+	case PerEver:
+		return time.Time{}, time.Time{}
+	case PerSecond:
+		start = t.Truncate(time.Second)
+		return start, start.Add(time.Second)
+	case PerMinute:
+		start = t.Truncate(time.Minute)
+		return start, start.Add(time.Minute)
+	}
+	p := l.Calendar.At(Kind(lim.Per), t)
+	return p.Start, p.End
+}
+
+// limitCounter is the key of lim's counter for w in the window starting
+// at start: the values of its dimensions joined by spaces, which no id
+// holds.
+func (k keys) limitCounter(lim Limit, w Write, start time.Time) string {
+	var b strings.Builder
+	b.WriteString(k.prefix + "rl:" + lim.Name + ":")
+	if start.IsZero() {
+		b.WriteString("ever")
+	} else {
+		b.WriteString(strconv.FormatInt(start.UnixMilli(), 10))
+	}
+	for _, d := range lim.By {
+		b.WriteByte(' ')
+		b.WriteString(dimension(w, d))
+	}
+	return b.String()
+}
+
+// allowance is lim's maximum for w: Max and the extras of its channel and
+// terminal.
+func (lim Limit) allowance(w Write) int64 {
+	return lim.Max + lim.Extra[OfChannel][w.Channel] + lim.Extra[OfTerminal][w.Terminal]
+}
+
+// Refusal is why a rate limit refused a write (the cause of its
+// league.RateLimited error).
+type Refusal struct {
+	Leaderboard string
+	Limit       string
+	Per         Per
+	Max         int64
+	// Frees is when the limit's window ends (zero for PerEver: never).
+	Frees time.Time
+	now   time.Time
+}
+
+func (r *Refusal) Error() string {
+	if r.Per == PerEver {
+		return fmt.Sprintf("limit %q of leaderboard %q allows %d, ever: reached", r.Limit, r.Leaderboard, r.Max)
+	}
+	return fmt.Sprintf("limit %q of leaderboard %q allows %d a %s: reached; it frees at %s", r.Limit, r.Leaderboard, r.Max, r.Per,
+		r.Frees.UTC().Format(time.RFC3339Nano))
+}
+
+// RetryAfter is how long until the window frees (0: never).
+func (r *Refusal) RetryAfter() time.Duration {
+	if r.Frees.IsZero() {
+		return 0
+	}
+	return max(r.Frees.Sub(r.now), time.Millisecond)
+}
