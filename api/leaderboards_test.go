@@ -216,9 +216,9 @@ func TestLeaderboardRateLimit(t *testing.T) {
 		t.Fatalf("a batch of two votes by one actor: %v", batch)
 	}
 	for body, want := range map[string]string{
-		`{"member":"cand","value":1}`:                                "actor: required",
+		`{"member":"cand","value":1}`:                               "actor: required",
 		`{"member":"cand","value":1,"actor":"fan3","channel":"tv"}`: `channel: "tv" is not one of the leaderboard's channels`,
-		`{"member":"cand","value":1,"actor":"a b"}`:                  "actor: byte 1",
+		`{"member":"cand","value":1,"actor":"a b"}`:                 "actor: byte 1",
 	} {
 		w := f.do("POST", "/v1/leaderboards/votes/scores", body, gameKey)
 		if _, msg := errorOf(t, w); w.Code != 400 || !strings.Contains(msg, want) {
