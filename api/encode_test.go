@@ -243,6 +243,8 @@ func TestLeaderboardRepliesMatchEncodingJSON(t *testing.T) {
 		lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, all), Entries: []entryJSON{}})
 	same(t, lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, day), Archived: true, Entries: []entryJSON{}},
 		lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, day), Archived: true, Entries: []entryJSON{}})
+	same(t, lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, day), Participants: counted(0), Entries: []entryJSON{}},
+		lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, day), Participants: counted(0), Entries: []entryJSON{}})
 	same(t, lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, week), Incomplete: true, Entries: []entryJSON{{Rank: 1, Member: "m", Score: 7}}},
 		lbBoardJSON{Leaderboard: "kills", periodJSON: newPeriodJSON(l, week), Incomplete: true, Entries: []entryJSON{{Rank: 1, Member: "m", Score: 7}}})
 }

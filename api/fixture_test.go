@@ -157,7 +157,8 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 	testsvc.Must(tb, kills.Init(), "leaderboard Init")
 	// votes: one vote a day for an actor, from the web or a partner
 	votes := &leaderboard.Leaderboard{ID: "votes", Kinds: []leaderboard.Kind{leaderboard.Day}, Channels: []string{"web", "partner"},
-		Limits: []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 1}}}
+		Participants: []leaderboard.Kind{leaderboard.Day},
+		Limits:       []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 1}}}
 	testsvc.Must(tb, votes.Init(), "leaderboard Init")
 	f.boards, err = leaderboard.Open(f.ctx, rdb, []*leaderboard.Leaderboard{kills, votes},
 		leaderboard.WithNamespace(ns), leaderboard.WithClock(f.clock.Now), leaderboard.WithLogger(quiet), leaderboard.WithArchive(f.store))

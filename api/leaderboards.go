@@ -302,8 +302,10 @@ type lbBoardJSON struct {
 	// write since its bucket began may be missing); false on the others.
 	Incomplete bool `json:"incomplete"`
 	// Archived: a period past its Redis retention, read from the archive.
-	Archived bool        `json:"archived,omitempty"`
-	Entries  []entryJSON `json:"entries"`
+	Archived bool `json:"archived,omitempty"`
+	// Participants: distinct actors in the period, where counted.
+	Participants *int64      `json:"participants,omitempty"`
+	Entries      []entryJSON `json:"entries"`
 }
 
 // lbBoard serves a page of a board: from ?offset= (default 0), ?limit=
@@ -349,7 +351,8 @@ func (s *Server) lbBoard(r *http.Request, _ *Key) (reply, error) {
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
-	out := lbBoardJSON{Leaderboard: l.ID, periodJSON: newPeriodJSON(l, b.Period), Size: b.Size, Incomplete: b.Incomplete, Archived: b.Archived, Entries: make([]entryJSON, len(b.Entries))}
+	out := lbBoardJSON{Leaderboard: l.ID, periodJSON: newPeriodJSON(l, b.Period), Size: b.Size, Incomplete: b.Incomplete, Archived: b.Archived,
+		Participants: counted(b.Participants), Entries: make([]entryJSON, len(b.Entries))}
 	for i, e := range b.Entries {
 		out.Entries[i] = entryJSON{Rank: e.Rank, Member: e.Member, Score: e.Score, Name: e.Name, Metadata: e.Metadata}
 	}
@@ -377,6 +380,16 @@ type standingJSON struct {
 	Previous *placementJSON `json:"previous"`
 	// Incomplete: a rolling board not yet pre-filled (lbBoardJSON).
 	Incomplete bool `json:"incomplete"`
+	// Participants: distinct actors who wrote for the member, where counted.
+	Participants *int64 `json:"participants,omitempty"`
+}
+
+// counted is a participant count for JSON: nil where not counted.
+func counted(n int64) *int64 {
+	if n < 0 {
+		return nil
+	}
+	return &n
 }
 
 // lbMember serves one member on every board, with the period before.
@@ -405,7 +418,8 @@ func (s *Server) lbMember(r *http.Request, _ *Key) (reply, error) {
 func standingsJSON(l *leaderboard.Leaderboard, st []leaderboard.Standing) []standingJSON {
 	out := make([]standingJSON, len(st))
 	for i, b := range st {
-		out[i] = standingJSON{periodJSON: newPeriodJSON(l, b.Period), Score: b.Score, Rank: b.Rank, Incomplete: b.Incomplete}
+		out[i] = standingJSON{periodJSON: newPeriodJSON(l, b.Period), Score: b.Score, Rank: b.Rank, Incomplete: b.Incomplete,
+			Participants: counted(b.Participants)}
 		if b.Gap >= 0 {
 			gap := b.Gap
 			out[i].Gap = &gap
@@ -575,6 +589,9 @@ func (bd lbBoardJSON) appendJSON(b []byte) ([]byte, error) {
 	b = appendBoolField(b, "incomplete", bd.Incomplete)
 	if bd.Archived {
 		b = appendBoolField(b, "archived", true)
+	}
+	if bd.Participants != nil {
+		b = appendIntField(b, "participants", *bd.Participants)
 	}
 	b = append(appendKey(b, "entries", false), '[')
 	for i, e := range bd.Entries {

@@ -208,8 +208,11 @@ func TestLeaderboardRateLimit(t *testing.T) {
 		w.Header().Get("Retry-After") == "" {
 		t.Fatalf("a second vote: %d %s %q (Retry-After %q)", w.Code, code, msg, w.Header().Get("Retry-After"))
 	}
-	if got := f.must("GET", "/v1/leaderboards/votes/boards/day", ""); got["size"] != 1.0 {
+	if got := f.must("GET", "/v1/leaderboards/votes/boards/day", ""); got["size"] != 1.0 || got["participants"] != 1.0 {
 		t.Fatalf("the refused vote wrote: %v", got)
+	}
+	if st := f.must("GET", "/v1/leaderboards/votes/members/cand", "")["boards"].([]any)[0].(map[string]any); st["participants"] != 1.0 {
+		t.Fatalf("cand's participants: %v", st)
 	}
 	batch := f.must("POST", "/v1/leaderboards/scores/batch", `{"writes":[{"leaderboard":"votes","member":"cand","value":1,"actor":"fan2"},{"leaderboard":"votes","member":"cand","value":1,"actor":"fan2"}]}`)
 	if r := batch["results"].([]any); r[0].(map[string]any)["error"] != nil || r[1].(map[string]any)["error"].(map[string]any)["code"] != "rate_limited" {

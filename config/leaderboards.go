@@ -31,6 +31,7 @@ type leaderboardFile struct {
 	Channels          []string            `yaml:"channels"`
 	Terminals         []string            `yaml:"terminals"`
 	Limits            []limitFile         `yaml:"limits"`
+	Participants      []string            `yaml:"participants"`
 }
 
 // limitFile mirrors one entry of a leaderboard's limits:.
@@ -57,6 +58,13 @@ func (lf leaderboardFile) build() (*leaderboard.Leaderboard, error) {
 	l := &leaderboard.Leaderboard{ID: lf.ID, Calendar: cal, Operator: leaderboard.Operator(lf.ScoreOperator),
 		Order: leaderboard.Order(lf.Order), TieBreak: leaderboard.TieBreak(lf.TieBreak), Catalog: lf.Catalog,
 		PublicBoards: lf.PublicBoards, Channels: lf.Channels, Terminals: lf.Terminals}
+	for _, p := range lf.Participants {
+		k, err := leaderboard.ParseKind(p)
+		if err != nil {
+			return nil, fmt.Errorf("participants: %v", err)
+		}
+		l.Participants = append(l.Participants, k)
+	}
 	for i, lim := range lf.Limits {
 		if lim.Max == nil {
 			return nil, fmt.Errorf("limits[%d].max: required", i)

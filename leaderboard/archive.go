@@ -184,7 +184,7 @@ func (e *Engine) archivedTop(ctx context.Context, l *Leaderboard, p Period, offs
 	if err != nil {
 		return Board{}, err
 	}
-	return Board{Period: p, Entries: entries, Size: members, Archived: true}, e.names(ctx, l, entries)
+	return Board{Period: p, Entries: entries, Size: members, Archived: true, Participants: -1}, e.names(ctx, l, entries)
 }
 
 // archivedAround is Around of a period past its retention.

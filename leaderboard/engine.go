@@ -143,6 +143,7 @@ func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
 //	<ns>:lb:{L}:fill             string the token of the process pre-filling the leaderboard
 //	<ns>:lb:{L}:pub:<kind>:<start> zset the public twin of a periodic board: values times the multiplier
 //	<ns>:lb:{L}:mult             hash  member -> its multiplier, where not 1
+//	<ns>:lb:{L}:hll:<kind>:<start>[:<member>] HyperLogLog the actors who wrote in the period (for the member)
 //	<ns>:lb:{L}:catalog          hash  member -> {"name":...,"metadata":...}
 //	<ns>:lb:{L}:initial          hash  member -> the initial score applied to its all-time score
 type keys struct{ prefix string }
@@ -175,6 +176,19 @@ func (k keys) public(p Period) string {
 		return k.prefix + "pub:" + string(AllTime)
 	}
 	return k.prefix + "pub:" + string(p.Kind) + ":" + strconv.FormatInt(p.Start.Unix(), 10)
+}
+
+// participants is the HyperLogLog of the actors who wrote in period p;
+// memberParticipants, of those who wrote for member.
+func (k keys) participants(p Period) string {
+	if p.Kind == AllTime {
+		return k.prefix + "hll:" + string(AllTime)
+	}
+	return k.prefix + "hll:" + string(p.Kind) + ":" + strconv.FormatInt(p.Start.Unix(), 10)
+}
+
+func (k keys) memberParticipants(p Period, member string) string {
+	return k.participants(p) + ":" + member
 }
 
 // multipliers holds members' multipliers, where not 1.

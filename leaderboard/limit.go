@@ -149,6 +149,10 @@ func (l *Leaderboard) checkDimensions(w Write) error {
 				Message: fmt.Sprintf("%q is not one of the leaderboard's %ss: %s", d.v, d.field, strings.Join(d.allowed, ", "))}
 		}
 	}
+	if len(l.Participants) > 0 && w.Actor == "" {
+		return &league.Error{Code: league.Invalid, Field: "actor",
+			Message: "required: the leaderboard counts its participants by actor"}
+	}
 	for _, lim := range l.Limits {
 		for _, d := range lim.By {
 			if d != OfMember && dimension(w, d) == "" {

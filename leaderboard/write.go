@@ -289,6 +289,19 @@ func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, 
 		}
 		args = append(args, lim.allowance(w), start.UnixMilli(), endArg)
 	}
+	args = append(args, len(l.Participants), w.Actor)
+	for _, p := range periodic {
+		if slices.Contains(l.Participants, p.Kind) {
+			ks = append(ks, k.participants(p), k.memberParticipants(p, w.Member))
+			end, retention := p.End.Unix(), ""
+			if p.Kind == AllTime {
+				end = 0
+			} else {
+				retention = strconv.FormatInt((l.Retention[p.Kind] + e.expiryLag).Milliseconds(), 10)
+			}
+			args = append(args, end, retention)
+		}
+	}
 	if w.RequestID != "" {
 		ks = append(ks, k.request(w.Scope, w.RequestID))
 	}

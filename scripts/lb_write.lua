@@ -17,6 +17,8 @@
 --   seed keys: B(i-N+1) .. B(i-1)
 -- then, per carry-over c, the board of the period after periodic board i's
 -- then, per rate limit, <ns>:lb:{L}:rl:<limit>:<window start ms|ever> <dimension values>: its counter
+-- then, per participant count, <ns>:lb:{L}:hll:<kind>:<start> and ...:<member>: HyperLogLogs
+--   of the period's actors, on the leaderboard and on the member
 -- last     -> <ns>:lb:{L}:q:<scope>:<id>      the request's stored result (only with a request id)
 -- ARGV[1] -> now in ms, or '' for Redis TIME
 -- ARGV[2] -> n, the number of periodic boards
@@ -52,6 +54,8 @@
 -- then ARGV[14 + 6n + 6w + 4c] -> r, the number of rate limits, and three per limit:
 --   the most writes its window allows this one's dimensions; start and end (ms)
 --   of its window ('' for ever)
+-- then ARGV[15 + 6n + 6w + 4c + 3r] -> h, the number of participant counts, the actor,
+--   and two per count: end (Unix s) of its period, its retention (ms; '' for all time)
 --
 -- Returns one of
 --   {0, now, score1, rank1, ..., scoren+w, rankn+w} written (or unchanged) at now (ms): each
@@ -330,6 +334,19 @@ for l = 1, tonumber(ARGV[r0]) do
   local a = r0 + 1 + 3 * (l - 1)
   if redis.call('INCR', KEYS[lk + l - 1]) == 1 and ARGV[a + 2] ~= '' then
     redis.call('PEXPIRE', KEYS[lk + l - 1], tonumber(ARGV[a + 2]) - now + 60000)
+  end
+end
+
+-- Participants: the actor joins the period's HyperLogLogs, the
+-- leaderboard's and the member's.
+local h0 = r0 + 1 + 3 * tonumber(ARGV[r0])
+local hk = lk + tonumber(ARGV[r0])
+for h = 1, tonumber(ARGV[h0]) do
+  local a = h0 + 2 + 2 * (h - 1)
+  for _, hll in ipairs({KEYS[hk + 2 * (h - 1)], KEYS[hk + 2 * h - 1]}) do
+    if redis.call('PFADD', hll, ARGV[h0 + 1]) == 1 and ARGV[a + 1] ~= '' then
+      redis.call('PEXPIRE', hll, tonumber(ARGV[a]) * 1000 + tonumber(ARGV[a + 1]) - now)
+    end
   end
 end
 

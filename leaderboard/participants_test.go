@@ -1,0 +1,69 @@
+package leaderboard_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/leaderboard"
+	"github.com/league-engine/league/league"
+)
+
+// TestParticipants: distinct actors counted per period on the leaderboard
+// and per member; 100,000 voters counted within 2% on Redis.
+func TestParticipants(t *testing.T) {
+	for _, b := range testsvc.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			f := open(t, b, func(l *leaderboard.Leaderboard) {
+				l.Kinds = []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime}
+				l.Participants = []leaderboard.Kind{leaderboard.Day}
+			})
+			voters := 100000
+			if b.Name != "redis" {
+				voters = 2000 // the count's accuracy is Redis's; miniredis checks the wiring
+			}
+			for from := 0; from < voters; from += 500 {
+				var ws []leaderboard.Write
+				for i := from; i < min(from+500, voters); i++ {
+					ws = append(ws, leaderboard.Write{Member: "x", Value: 1, Actor: fmt.Sprintf("voter-%06d", i)})
+					if i%1000 == 0 { // a few vote twice, for y too
+						ws = append(ws[:len(ws)-1], leaderboard.Write{Member: "y", Value: 1, Actor: fmt.Sprintf("voter-%06d", i)})
+						ws = append(ws, leaderboard.Write{Member: "x", Value: 1, Actor: fmt.Sprintf("voter-%06d", i)})
+					}
+				}
+				_, errs, err := f.engine.WriteBatch(f.ctx, "kills", ws)
+				testsvc.Must(t, err, "batch")
+				for _, err := range errs {
+					testsvc.Must(t, err, "write")
+				}
+			}
+			within := func(what string, got int64, want int) {
+				t.Helper()
+				if math.Abs(float64(got)-float64(want)) > 0.02*float64(want) {
+					t.Errorf("%s: %d participants, want %d within 2%%", what, got, want)
+				}
+			}
+			board, err := f.engine.Top(f.ctx, "kills", leaderboard.Day, "", 0, 1)
+			testsvc.Must(t, err, "top")
+			within("the day", board.Participants, voters)
+			st, err := f.engine.Member(f.ctx, "kills", "x")
+			testsvc.Must(t, err, "member")
+			within("x's day", st[0].Participants, voters)
+			if st[1].Participants != -1 {
+				t.Errorf("all time counts no participants: %d", st[1].Participants)
+			}
+			st, err = f.engine.Member(f.ctx, "kills", "y")
+			testsvc.Must(t, err, "member")
+			within("y's day", st[0].Participants, voters/1000)
+			all, err := f.engine.Top(f.ctx, "kills", leaderboard.AllTime, "", 0, 1)
+			testsvc.Must(t, err, "top")
+			if all.Participants != -1 {
+				t.Errorf("all time counts no participants: %d", all.Participants)
+			}
+			if _, err := f.engine.Write(f.ctx, "kills", leaderboard.Write{Member: "x", Value: 1}); league.ErrorCode(err) != league.Invalid {
+				t.Errorf("a write without its actor: %v", err)
+			}
+		})
+	}
+}
