@@ -1,6 +1,7 @@
 package leaderboard
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -243,4 +244,50 @@ func (r *Refusal) RetryAfter() time.Duration {
 		return 0
 	}
 	return max(r.Frees.Sub(r.now), time.Millisecond)
+}
+
+// Counter is a rate limit's count for some dimension values in the
+// current window.
+type Counter struct {
+	Limit      Limit
+	Start, End time.Time // the window (zero for PerEver)
+	Used, Max  int64
+}
+
+// Counters returns the current count of each limit of leaderboard id that
+// counts by dimensions w names (Actor, Member, Channel, Terminal; the
+// others left empty): what leaguectl limits shows an operator.
+func (e *Engine) Counters(ctx context.Context, id string, w Write) ([]Counter, error) {
+	l, err := e.Leaderboard(id)
+	if err != nil {
+		return nil, err
+	}
+	now := e.clock.Now()
+	var out []Counter
+	var ks []string
+	for _, lim := range l.Limits {
+		named := true
+		for _, d := range lim.By {
+			named = named && dimension(w, d) != ""
+		}
+		if !named {
+			continue
+		}
+		start, end := l.window(lim, now)
+		out = append(out, Counter{Limit: lim, Start: start, End: end, Max: lim.allowance(w)})
+		ks = append(ks, e.keys(l).limitCounter(lim, w, start))
+	}
+	if len(ks) == 0 {
+		return nil, nil
+	}
+	vals, err := e.rdb.MGet(ctx, ks...).Result()
+	if err != nil {
+		return nil, league.RedisError("leaderboard counters", err)
+	}
+	for i, v := range vals {
+		if s, ok := v.(string); ok {
+			out[i].Used, _ = strconv.ParseInt(s, 10, 64)
+		}
+	}
+	return out, nil
 }

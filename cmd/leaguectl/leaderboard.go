@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/league-engine/league/internal/words"
 	"github.com/league-engine/league/leaderboard"
@@ -159,4 +160,49 @@ func importCatalog(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "leaderboard %s: %s imported, %d changed\n", *id, words.Count(len(entries), "member"), changed)
 	return nil
+}
+
+// limits prints the current counters of a leaderboard's rate limits for
+// the dimension values given: every limit that counts by those.
+func limits(ctx context.Context, args []string, out io.Writer) error {
+	fs, path := flags("limits")
+	id := fs.String("leaderboard", "", "leaderboard id (required)")
+	var w leaderboard.Write
+	fs.StringVar(&w.Actor, "actor", "", "an actor")
+	fs.StringVar(&w.Member, "member", "", "a member")
+	fs.StringVar(&w.Channel, "channel", "", "a channel")
+	fs.StringVar(&w.Terminal, "terminal", "", "a terminal")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *id == "" || (w.Actor == "" && w.Member == "" && w.Channel == "" && w.Terminal == "") {
+		return usageError{fmt.Errorf("limits: -leaderboard and at least one of -actor, -member, -channel, -terminal are required")}
+	}
+	e, lb, err := openLeaderboards(ctx, *path)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	counters, err := lb.Counters(ctx, *id, w)
+	if err != nil {
+		return err
+	}
+	if len(counters) == 0 {
+		fmt.Fprintf(out, "leaderboard %s: no limit counts by only the dimensions given\n", *id)
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "limit\tby\tused\tmax\twindow")
+	for _, c := range counters {
+		window := "ever"
+		if !c.End.IsZero() {
+			window = c.Start.UTC().Format(time.RFC3339) + " to " + c.End.UTC().Format(time.RFC3339)
+		}
+		var by []string
+		for _, d := range c.Limit.By {
+			by = append(by, string(d))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", c.Limit.Name, strings.Join(by, "+"), c.Used, c.Max, window)
+	}
+	return tw.Flush()
 }

@@ -46,6 +46,7 @@ commands:
   leaderboard    print a leaderboard's board (REDIS_URL): -leaderboard L -board 7d [-period P] [-offset N] [-limit N]
   prefill        fill rolling boards now (REDIS_URL): [-leaderboard L]
   import         import a leaderboard's catalog (REDIS_URL): -leaderboard L -file members.csv|members.json
+  limits         show a leaderboard's rate-limit counters (REDIS_URL): -leaderboard L [-actor A] [-member M] [-channel C] [-terminal T]
   version        print the build (module version, VCS revision, Go)
 `
 
@@ -97,6 +98,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return prefill(ctx, rest, out)
 	case "import":
 		return importCatalog(ctx, rest, out)
+	case "limits":
+		return limits(ctx, rest, out)
 	case "version", "-version", "--version":
 		if len(rest) > 0 {
 			return usageError{fmt.Errorf("version takes no arguments")}

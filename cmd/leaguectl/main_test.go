@@ -365,3 +365,44 @@ func TestImport(t *testing.T) {
 		t.Fatalf("a bad row: %v", err)
 	}
 }
+
+// TestLimits: leaguectl shows an actor's counters, those of every limit
+// counting by the dimensions given.
+func TestLimits(t *testing.T) {
+	ns := testsvc.Namespace(t)
+	rdb := testsvc.Redis(t, ns)
+	yaml := fmt.Sprintf(`redis: {namespace: %s}
+leaderboards:
+  - id: votes
+    periods: [day]
+    limits:
+      - {by: [actor], per: day, max: 3}
+      - {name: per-candidate, by: [actor, member], per: ever, max: 1}
+`, ns)
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	testsvc.Must(t, os.WriteFile(path, []byte(yaml), 0o600), "write config")
+	t.Setenv("REDIS_URL", testsvc.RedisURL())
+	ctx := context.Background()
+	cfg, err := config.Parse([]byte(yaml))
+	testsvc.Must(t, err, "config")
+	lb, err := leaderboard.Open(ctx, rdb, cfg.Leaderboards, leaderboard.WithNamespace(ns))
+	testsvc.Must(t, err, "Open")
+	for _, m := range []string{"x", "y"} {
+		_, err := lb.Write(ctx, "votes", leaderboard.Write{Member: m, Value: 1, Actor: "fan"})
+		testsvc.Must(t, err, "vote")
+	}
+	var out bytes.Buffer
+	testsvc.Must(t, run(ctx, []string{"limits", "-config", path, "-leaderboard", "votes", "-actor", "fan"}, &out), "limits")
+	if s := out.String(); !strings.Contains(s, "actor-day  actor  2     3") || strings.Contains(s, "per-candidate") {
+		t.Fatalf("the actor's counters:\n%s", s)
+	}
+	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"limits", "-config", path, "-leaderboard", "votes", "-actor", "fan", "-member", "x"}, &out), "limits")
+	if s := out.String(); !strings.Contains(s, "per-candidate  actor+member  1     1    ever") {
+		t.Fatalf("the actor's counters for x:\n%s", s)
+	}
+	var u usageError
+	if err := run(ctx, []string{"limits", "-config", path, "-leaderboard", "votes"}, &out); !errors.As(err, &u) {
+		t.Fatalf("no dimension: %v", err)
+	}
+}
