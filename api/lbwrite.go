@@ -1,0 +1,169 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/league-engine/league/internal/excerpt"
+	"github.com/league-engine/league/leaderboard"
+	"github.com/league-engine/league/league"
+)
+
+// The leaderboard write routes: one write, a batch to one leaderboard,
+// a batch over several.
+
+type placementJSON struct {
+	periodJSON
+	Score int64 `json:"score"`
+	Rank  int   `json:"rank"`
+}
+
+func placements(l *leaderboard.Leaderboard, ps []leaderboard.Placement) []placementJSON {
+	if ps == nil {
+		return nil
+	}
+	out := make([]placementJSON, len(ps))
+	for i, p := range ps {
+		out[i] = placementJSON{periodJSON: newPeriodJSON(l, p.Period), Score: p.Score, Rank: p.Rank}
+	}
+	return out
+}
+
+// lbWrite builds a leaderboard write from a decoded write.
+func lbWrite(f writeFields, scope string) leaderboard.Write {
+	return leaderboard.Write{Member: f.who, Value: f.value, RequestID: f.requestID, Scope: scope,
+		Actor: f.actor, Channel: f.channel, Terminal: f.terminal}
+}
+
+// lbBoardWrite builds a write to a leaderboard named in the write.
+func lbBoardWrite(f writeFields, scope string) leaderboard.BoardWrite {
+	return leaderboard.BoardWrite{Leaderboard: f.group, Write: lbWrite(f, scope)}
+}
+
+type lbWriteJSON struct {
+	Leaderboard string          `json:"leaderboard"`
+	Member      string          `json:"member"`
+	Boards      []placementJSON `json:"boards"`
+	// Public: the member on the public twins (public_boards), omitted
+	// without them.
+	Public   []placementJSON `json:"public,omitempty"`
+	Replayed bool            `json:"replayed"`
+}
+
+func (s *Server) lbScore(r *http.Request, caller *Key) (reply, error) {
+	l, err := s.leaderboardOf(r)
+	if err != nil {
+		return nil, err
+	}
+	w, err := readWrite(r, memberWriteShape, caller, lbWrite)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.boards.Write(r.Context(), l.ID, w)
+	if err != nil {
+		s.countRefusal(err)
+		return nil, s.redisErr(err)
+	}
+	return lbWriteJSON{Leaderboard: l.ID, Member: w.Member, Boards: placements(l, res.Boards), Public: placements(l, res.Public),
+		Replayed: res.Replayed}, nil
+}
+
+type lbResultJSON struct {
+	Member   string          `json:"member"`
+	Boards   []placementJSON `json:"boards,omitempty"`
+	Public   []placementJSON `json:"public,omitempty"`
+	Replayed *bool           `json:"replayed,omitempty"`
+	Error    *errorBody      `json:"error,omitempty"`
+}
+
+// lbScoreBatch applies up to 1,000 writes in one round trip: a malformed
+// body is refused whole; writes the engine refuses fail on their own.
+func (s *Server) lbScoreBatch(r *http.Request, caller *Key) (reply, error) {
+	l, err := s.leaderboardOf(r)
+	if err != nil {
+		return nil, err
+	}
+	writes, err := readBatch(r, memberWriteShape, caller, lbWrite)
+	if err != nil {
+		return nil, err
+	}
+	results, errs, err := s.boards.WriteBatch(r.Context(), l.ID, writes)
+	if err != nil {
+		return nil, s.redisErr(err)
+	}
+	out := make([]lbResultJSON, len(writes))
+	for i, w := range writes {
+		out[i].Member = w.Member
+		if errs[i] != nil {
+			s.countRefusal(errs[i])
+			s.redisErr(errs[i])
+			out[i].Error = newErrorBody(errs[i])
+			continue
+		}
+		replayed := results[i].Replayed
+		out[i].Boards, out[i].Public, out[i].Replayed = placements(l, results[i].Boards), placements(l, results[i].Public), &replayed
+	}
+	return marshal{struct {
+		Leaderboard string         `json:"leaderboard"`
+		Results     []lbResultJSON `json:"results"`
+	}{l.ID, out}}, nil
+}
+
+type lbManyResultJSON struct {
+	Leaderboard string `json:"leaderboard"`
+	lbResultJSON
+}
+
+// lbScoreMany applies up to 1,000 writes over several leaderboards in one
+// round trip, each write naming its leaderboard. A write naming a
+// leaderboard the key may not call, or none configured, refuses the whole
+// batch, as a malformed body does: nothing is written.
+func (s *Server) lbScoreMany(r *http.Request, caller *Key) (reply, error) {
+	writes, err := readBatch(r, boardWriteShape, caller, lbBoardWrite)
+	if err != nil {
+		return nil, err
+	}
+	for i, w := range writes {
+		field := "writes[" + strconv.Itoa(i) + "].leaderboard"
+		if !caller.mayCallLeaderboard(w.Leaderboard) {
+			return nil, &league.Error{Code: league.Forbidden, Field: field,
+				Message: fmt.Sprintf("key %q may not call leaderboard %q", caller.Name, excerpt.Of(w.Leaderboard))}
+		}
+		if s.boards == nil {
+			return nil, &league.Error{Code: league.NotFound, Field: field, Message: fmt.Sprintf("unknown leaderboard %q", excerpt.Of(w.Leaderboard))}
+		}
+		if _, err := s.boards.Leaderboard(w.Leaderboard); err != nil {
+			return nil, &league.Error{Code: league.NotFound, Field: field, Message: err.Error()}
+		}
+	}
+	results, errs, err := s.boards.WriteMany(r.Context(), writes)
+	if err != nil {
+		return nil, s.redisErr(err)
+	}
+	out := make([]lbManyResultJSON, len(writes))
+	for i, w := range writes {
+		out[i].Leaderboard, out[i].Member = w.Leaderboard, w.Member
+		if errs[i] != nil {
+			s.countRefusal(errs[i])
+			s.redisErr(errs[i])
+			out[i].Error = newErrorBody(errs[i])
+			continue
+		}
+		l, _ := s.boards.Leaderboard(w.Leaderboard)
+		replayed := results[i].Replayed
+		out[i].Boards, out[i].Public, out[i].Replayed = placements(l, results[i].Boards), placements(l, results[i].Public), &replayed
+	}
+	return marshal{struct {
+		Results []lbManyResultJSON `json:"results"`
+	}{out}}, nil
+}
+
+// countRefusal counts a write a rate limit refused.
+func (s *Server) countRefusal(err error) {
+	var r *leaderboard.Refusal
+	if errors.As(err, &r) {
+		s.metrics.refusals.WithLabelValues(r.Leaderboard, r.Limit).Inc()
+	}
+}
