@@ -279,17 +279,8 @@ leagues:
 // TestLeaderboardAndPrefill: leaguectl prints a rolling board, says it is
 // incomplete before any pre-fill, fills it, and then prints it complete.
 func TestLeaderboardAndPrefill(t *testing.T) {
-	ns := testsvc.Namespace(t)
-	rdb := testsvc.Redis(t, ns)
-	yaml := fmt.Sprintf("redis: {namespace: %s}\nleaderboards: [{id: votes, periods: [day], rolling: [7d, 24h]}]\n", ns)
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	testsvc.Must(t, os.WriteFile(path, []byte(yaml), 0o600), "write config")
-	t.Setenv("REDIS_URL", testsvc.RedisURL())
 	ctx := context.Background()
-	cfg, err := config.Parse([]byte(yaml))
-	testsvc.Must(t, err, "config")
-	lb, err := leaderboard.Open(ctx, rdb, cfg.Leaderboards, leaderboard.WithNamespace(ns))
-	testsvc.Must(t, err, "Open")
+	path, lb := leaderboardConfig(t, "leaderboards: [{id: votes, periods: [day], rolling: [7d, 24h]}]\n")
 	for i, m := range []string{"ann", "ben", "cid"} {
 		_, err := lb.Write(ctx, "votes", leaderboard.Write{Member: m, Value: int64(10 * (i + 1))})
 		testsvc.Must(t, err, "write")
@@ -333,15 +324,10 @@ func TestLeaderboardAndPrefill(t *testing.T) {
 // TestImport: leaguectl imports a CSV catalog, names show on the board, a
 // second import changes nothing, and a bad row imports nothing.
 func TestImport(t *testing.T) {
-	ns := testsvc.Namespace(t)
-	testsvc.Redis(t, ns)
+	path, _ := leaderboardConfig(t, "leaderboards: [{id: votes, periods: [all_time], catalog: true}]\n")
 	dir := t.TempDir()
-	path := filepath.Join(dir, "config.yaml")
-	yaml := fmt.Sprintf("redis: {namespace: %s}\nleaderboards: [{id: votes, periods: [all_time], catalog: true}]\n", ns)
-	testsvc.Must(t, os.WriteFile(path, []byte(yaml), 0o600), "write config")
 	csv := filepath.Join(dir, "members.csv")
 	testsvc.Must(t, os.WriteFile(csv, []byte("member,name,avatar,initial_score\nann,Ann,ann.png,40\nben,Ben,,12\n"), 0o600), "write csv")
-	t.Setenv("REDIS_URL", testsvc.RedisURL())
 	ctx := context.Background()
 	var out bytes.Buffer
 	testsvc.Must(t, run(ctx, []string{"import", "-config", path, "-leaderboard", "votes", "-file", csv}, &out), "import")
@@ -369,24 +355,14 @@ func TestImport(t *testing.T) {
 // TestLimits: leaguectl shows an actor's counters, those of every limit
 // counting by the dimensions given.
 func TestLimits(t *testing.T) {
-	ns := testsvc.Namespace(t)
-	rdb := testsvc.Redis(t, ns)
-	yaml := fmt.Sprintf(`redis: {namespace: %s}
-leaderboards:
+	ctx := context.Background()
+	path, lb := leaderboardConfig(t, `leaderboards:
   - id: votes
     periods: [day]
     limits:
       - {by: [actor], per: day, max: 3}
       - {name: per-candidate, by: [actor, member], per: ever, max: 1}
-`, ns)
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	testsvc.Must(t, os.WriteFile(path, []byte(yaml), 0o600), "write config")
-	t.Setenv("REDIS_URL", testsvc.RedisURL())
-	ctx := context.Background()
-	cfg, err := config.Parse([]byte(yaml))
-	testsvc.Must(t, err, "config")
-	lb, err := leaderboard.Open(ctx, rdb, cfg.Leaderboards, leaderboard.WithNamespace(ns))
-	testsvc.Must(t, err, "Open")
+`)
 	for _, m := range []string{"x", "y"} {
 		_, err := lb.Write(ctx, "votes", leaderboard.Write{Member: m, Value: 1, Actor: "fan"})
 		testsvc.Must(t, err, "vote")
@@ -405,4 +381,22 @@ leaderboards:
 	if err := run(ctx, []string{"limits", "-config", path, "-leaderboard", "votes"}, &out); !errors.As(err, &u) {
 		t.Fatalf("no dimension: %v", err)
 	}
+}
+
+// leaderboardConfig writes a config of the leaderboards yaml names, in a
+// namespace of the test's own on REDIS_URL, and opens them: the config's
+// path and an engine to write with.
+func leaderboardConfig(t *testing.T, yaml string) (string, *leaderboard.Engine) {
+	t.Helper()
+	ns := testsvc.Namespace(t)
+	rdb := testsvc.Redis(t, ns)
+	yaml = fmt.Sprintf("redis: {namespace: %s}\n", ns) + yaml
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	testsvc.Must(t, os.WriteFile(path, []byte(yaml), 0o600), "write config")
+	t.Setenv("REDIS_URL", testsvc.RedisURL())
+	cfg, err := config.Parse([]byte(yaml))
+	testsvc.Must(t, err, "config")
+	lb, err := leaderboard.Open(context.Background(), rdb, cfg.Leaderboards, leaderboard.WithNamespace(ns))
+	testsvc.Must(t, err, "Open")
+	return path, lb
 }
