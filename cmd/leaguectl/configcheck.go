@@ -69,6 +69,26 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 			}
 			fmt.Fprintf(w, "  archive\t%v: %s of each closed period, kept in Postgres; reads past retention come from there\n", a.Kinds, kept)
 		}
+		for _, lim := range l.Limits {
+			var by []string
+			for _, d := range lim.By {
+				by = append(by, string(d))
+			}
+			extra := ""
+			for d, more := range lim.Extra {
+				for v, n := range more {
+					extra += fmt.Sprintf(", %d more for %s %s", n, d, v)
+				}
+			}
+			per := "a " + string(lim.Per)
+			if lim.Per == leaderboard.PerEver {
+				per = "ever"
+			}
+			fmt.Fprintf(w, "  limit %s\tby %s, at most %d %s%s\n", lim.Name, strings.Join(by, "+"), lim.Max, per, extra)
+		}
+		if len(l.Participants) > 0 {
+			fmt.Fprintf(w, "  participants\tdistinct actors counted per %v (HyperLogLog, 0.81%% standard error)\n", l.Participants)
+		}
 		for _, k := range l.Kinds {
 			if share := l.CarryOver[k]; share > 0 {
 				fmt.Fprintf(w, "  carry-over\t%s: a new %s opens with %d%% of each member's score in the one before\n", k, k, share)
