@@ -69,13 +69,16 @@ func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*repo
 		rep.env += fmt.Sprintf("; rolling leaderboards %q (hour, day, week, month, all time, 7d, 30d) and %q..., one window each, built in",
 			rollLeaderboardID, windowLeaderboardID(o.windows[0]))
 	}
+	if slices.Contains(o.workloads, "lbvote") {
+		rep.env += fmt.Sprintf("; vote leaderboards vote_<limits> (hour, day, week, month, all time; day participants), built in, -players actors and %d candidates", voteCandidates)
+	}
 	fmt.Fprintln(out, rep.env)
 
 	if slices.Contains(o.workloads, "stalls") {
 		b.runStalls(ctx)
 	}
 	live := slices.DeleteFunc(slices.Clone(o.workloads), func(w string) bool {
-		return w == "memory" || w == "settle" || w == "stalls" || w == "lbfill"
+		return w == "memory" || w == "settle" || w == "stalls" || w == "lbfill" || w == "lbvotemem"
 	})
 	for _, n := range o.players {
 		if len(live) > 0 {
@@ -91,6 +94,11 @@ func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*repo
 		if slices.Contains(o.workloads, "lbfill") {
 			if err := b.runFill(ctx, n); err != nil {
 				return rep, fmt.Errorf("lbfill at %d members: %w", n, err)
+			}
+		}
+		if slices.Contains(o.workloads, "lbvotemem") {
+			if err := b.runVoteMemory(ctx, n); err != nil {
+				return rep, fmt.Errorf("lbvotemem at %d actors: %w", n, err)
 			}
 		}
 		if slices.Contains(o.workloads, "settle") {
@@ -123,7 +131,7 @@ func (b *bench) runLive(ctx context.Context, n int, names []string) error {
 						fmt.Fprintf(b.out, "%s/http: skipped (the leagued at -http has no leaderboard %q; the in-process one has)\n", name, rollLeaderboardID)
 						continue
 					}
-					for _, v := range variants(wl, b.o.windows) {
+					for _, v := range variants(wl, b.o.windows, b.o.limits) {
 						b.runRow(ctx, f, v, via, n, pace{conc, rate})
 						if err := ctx.Err(); err != nil {
 							return err

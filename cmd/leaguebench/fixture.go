@@ -42,7 +42,8 @@ func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixtu
 	drives := func(of func(workload) bool) bool {
 		return slices.ContainsFunc(names, func(name string) bool { wl, _ := workloadNamed(name); return of(wl) })
 	}
-	leagueRun := drives(func(wl workload) bool { return !wl.leaderboard && !wl.rolling })
+	leagueRun := drives(func(wl workload) bool { return !wl.leaderboard && !wl.rolling && !wl.vote })
+	voteRun := drives(func(wl workload) bool { return wl.vote })
 	boardRun := drives(func(wl workload) bool { return wl.leaderboard })
 	rollRun := drives(func(wl workload) bool { return wl.rolling })
 	what := "players"
@@ -51,6 +52,8 @@ func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixtu
 		what = "players and as many leaderboard members"
 	case boardRun || rollRun:
 		what = "leaderboard members"
+	case voteRun && !leagueRun:
+		what = "voters"
 	}
 	fmt.Fprintf(b.out, "fixture: namespace %s, %s %s\n", f.ns, thousands(float64(n)), what)
 	tag := f.ns[len(f.ns)-3:]
@@ -70,7 +73,12 @@ func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixtu
 	if err != nil {
 		return f, err
 	}
-	if f.boards, err = leaderboard.Open(ctx, b.rdb, append([]*leaderboard.Leaderboard{lb}, rolls...), b.leaderboardOptions(f.ns)...); err != nil {
+	votes, err := voteLeaderboards(b.o.limits)
+	if err != nil {
+		return f, err
+	}
+	all := append(append([]*leaderboard.Leaderboard{lb}, rolls...), votes...)
+	if f.boards, err = leaderboard.Open(ctx, b.rdb, all, b.leaderboardOptions(f.ns)...); err != nil {
 		return f, err
 	}
 	if f.base, err = newBaselines(ctx, b.rdb, f.ns, b.o.baselineAP); err != nil {
@@ -102,6 +110,9 @@ func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixtu
 			if err := b.writeRolling(ctx, f, p, newIDSource(tag, 'o'), n, names); err != nil {
 				return f, err
 			}
+		}
+		if voteRun {
+			p.voters = newVoters(tag, n)
 		}
 		f.targets["lib"], f.pops["lib"] = lib, p
 	}

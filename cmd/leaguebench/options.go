@@ -49,6 +49,9 @@ type options struct {
 	// windows are the rolling windows lbwindow and lbscheme3 make a row
 	// of each (rolling.go).
 	windows []leaderboard.Window
+	// limits are the counts of rate limits lbvote makes a row of each
+	// (votes.go).
+	limits []int
 
 	timeout    time.Duration
 	cpuProfile string
@@ -57,8 +60,8 @@ type options struct {
 }
 
 var (
-	liveWorkloads = []string{"join", "score", "standing", "board", "mix", "batch", "player", "lbwrite", "lbtop", "lbmember", "lbroll", "lbwindow", "lbscheme3"}
-	allWorkloads  = append(slices.Clone(liveWorkloads), "memory", "settle", "stalls", "lbfill")
+	liveWorkloads = []string{"join", "score", "standing", "board", "mix", "batch", "player", "lbwrite", "lbtop", "lbmember", "lbroll", "lbwindow", "lbscheme3", "lbvote"}
+	allWorkloads  = append(slices.Clone(liveWorkloads), "memory", "settle", "stalls", "lbfill", "lbvotemem")
 	allVias       = []string{"lib", "http"}
 )
 
@@ -72,6 +75,8 @@ Results are ratios.
   leaguebench -workloads score -via http -rate 8000        (open loop: p99 at a fixed arrival rate)
   leaguebench -workloads score -via http -rate 5k,10.5k,15k (p99 against load, baseline beside each)
   leaguebench -workloads lbroll,lbwindow,lbscheme3 -via lib -windows 7d,30d,365d   (rolling boards)
+  leaguebench -workloads lbvote -via lib -limits 0,1,4,12   (votes: limits and participants)
+  leaguebench -workloads lbvotemem -players 1000000       (votes: limit counters' bytes per actor)
   leaguebench -workloads memory -players 1000000
   leaguebench -workloads lbfill -players 1000000          (rolling boards: bytes per member, pre-fill rate)
   leaguebench -workloads settle -players 100000,1000000    (needs DATABASE_URL)
@@ -94,7 +99,12 @@ the N rolling boards a write belongs to, plain Redis, a row per -windows);
 lbfill (not live: -players members written to a leaderboard of a day board
 and a 7d window, by a clock the harness moves; Redis bytes per member of each
 board, then the pre-fill of the next board from the previous one and from
-the buckets, members/s). Baselines: EVALSHA of a
+the buckets, members/s). Votes (votes.go): lbvote (a vote of 1 from one of
+-players actors to one of 100 candidates on hour, day, week, month and all
+time, adding the actor to the day's participants of the leaderboard and the
+candidate, and checking and consuming n rate limits, a row per -limits);
+lbvotemem (not live: -players votes from as many actors through 4 limits per
+day; bytes per actor of their counters). Baselines: EVALSHA of a
 trivial script, one plain round trip each (-baseline-autopipelined sends it
 through an autopipeliner instead), and ZREVRANGE 0 99 WITHSCORES of a
 100-member sorted set; lbtop's is ZREVRANGE 0 99 WITHSCORES of a sorted set the
@@ -140,6 +150,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.configPath, "config", "", "league config file (default: the built-in copy of config.yaml's weekly league)")
 	fs.StringVar(&o.leagueID, "league", "weekly", "league to measure")
 	fs.StringVar(&o.leaderboardID, "leaderboard", "kills", "leaderboard of the leagued at -http the lb workloads drive (config.yaml's kills); in this process they drive one the harness builds, "+strconv.Quote(benchLeaderboardID))
+	limits := fs.String("limits", "0,1,4,12", "rate limits each lbvote checks and consumes, 0..12, a row each")
 	windows := fs.String("windows", "7d,30d,365d", "rolling windows lbwindow and lbscheme3 measure, a row each: N days or hours, as 7d or 24h")
 	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow Redis, Postgres and -http targets that are not on loopback")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up (and clean up) after this long")
@@ -169,6 +180,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 		return o, err
 	}
 	if o.windows, err = parseWindows(*windows); err != nil {
+		return o, err
+	}
+	if o.limits, err = parseLimits(*limits); err != nil {
 		return o, err
 	}
 	switch {
@@ -254,6 +268,28 @@ func ints(flagName, list string, least int) ([]int, error) {
 			return nil, fmt.Errorf("-%s: %q is not a whole number >= %d", flagName, item, least)
 		}
 		out = append(out, n*mult)
+	}
+	return out, nil
+}
+
+// parseLimits parses -limits: counts of lbvote's rate limits, 0..12.
+func parseLimits(list string) ([]int, error) {
+	var out []int
+	for s := range strings.SplitSeq(list, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || n > maxVoteLimits {
+			return nil, fmt.Errorf("-limits: %q is not a count of limits from 0 to %d", s, maxVoteLimits)
+		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("-limits: %d is listed twice", n)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("-limits: empty")
 	}
 	return out, nil
 }

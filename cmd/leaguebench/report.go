@@ -21,6 +21,7 @@ type report struct {
 	settle  []settleResult
 	stalls  []stallResult
 	fills   []fillResult // lbfill (lbfill.go)
+	votes   []voteMemory // lbvotemem (votes.go)
 }
 
 // row is a workload beside its baseline.
@@ -333,6 +334,11 @@ func (rep *report) write(w io.Writer) {
 		fmt.Fprintf(w, "\n### Rolling boards at %s members: pre-fill\n\n%s", thousands(float64(f.members)), table(fillRunColumns, f.fills))
 		fmt.Fprintf(w, "\nThe members were written at %s/s (WriteBatch of 1000). previous: S(D+2) from S(D+1) at the start of D+1, every member carried over; buckets: the same board from its %d buckets (all members in one), its previous board unfilled. Redis CPU is cores busy over the fill (INFO cpu); bench is this process (the engine's calls).\n",
 			thousands(float64(f.members)/f.write.Seconds()), fillWindow.N)
+	}
+	for _, v := range rep.votes {
+		fmt.Fprintf(w, "\n### Votes at %s actors: rate-limit counters\n\n%s", thousands(float64(v.actors)), table(voteMemoryColumns, v.limits))
+		fmt.Fprintf(w, "\n%s votes, one from each actor (WriteBatch of 1000, %s/s), through a day board and 4 limits per day. MEMORY USAGE (SAMPLES 0) of up to %d counters a limit, times its counters: %.1f B an actor; INFO used_memory grew %s over the votes: %.1f B an actor (the day board, the key expiries and other clients of the same Redis included).\n",
+			thousands(float64(v.actors)), thousands(float64(v.actors)/v.write.Seconds()), voteMemSample, v.keyBytes()/float64(v.actors), bytesIEC(v.after-v.before), float64(v.after-v.before)/float64(v.actors))
 	}
 	if len(rep.stalls) > 0 {
 		fmt.Fprintf(w, "\n### Machine stalls\n\n%s", table(stallColumns, rep.stalls))

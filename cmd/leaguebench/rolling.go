@@ -180,8 +180,19 @@ func lbScheme3Op(_ target, p *population, win leaderboard.Window) op {
 }
 
 // variants are the rows of a workload: one, or one per -windows for a
-// workload of a window, named "<workload> <window>".
-func variants(wl workload, windows []leaderboard.Window) []workload {
+// workload of a window, named "<workload> <window>", or one per -limits
+// for lbvote, named "lbvote <n> limits".
+func variants(wl workload, windows []leaderboard.Window, limits []int) []workload {
+	if wl.limitOp != nil {
+		out := make([]workload, 0, len(limits))
+		for _, n := range limits {
+			v := wl
+			v.name = fmt.Sprintf("%s %d limits", wl.name, n)
+			v.op = func(t target, p *population, _ int) op { return wl.limitOp(t, p, n) }
+			out = append(out, v)
+		}
+		return out
+	}
 	if wl.windowOp == nil {
 		return []workload{wl}
 	}

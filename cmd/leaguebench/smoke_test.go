@@ -28,8 +28,9 @@ func TestSmoke(t *testing.T) {
 	o.workloads = allWorkloads
 	rep, out := smokeRun(t, o)
 	// player runs through http only, lbwindow and lbscheme3 through lib
-	// only, a row per window.
-	if got, want := len(rep.rows), 2*(len(liveWorkloads)-3)+1+2*len(o.windows); got != want {
+	// only, a row per window, and lbvote through lib only, a row per
+	// count of limits.
+	if got, want := len(rep.rows), 2*(len(liveWorkloads)-4)+1+2*len(o.windows)+len(o.limits); got != want {
 		t.Errorf("got %d workload rows, want %d", got, want)
 	}
 	for _, r := range rep.rows {
@@ -66,6 +67,9 @@ func TestSmoke(t *testing.T) {
 	if len(rep.fills) != 1 || rep.fills[0].members != o.players[0] || len(rep.fills[0].boards) != 4 || len(rep.fills[0].fills) != 2 {
 		t.Errorf("lbfill: got %+v, want 4 boards of %d members and 2 fills", rep.fills, o.players[0])
 	}
+	if len(rep.votes) != 1 || rep.votes[0].actors != o.players[0] || len(rep.votes[0].limits) != 4 || rep.votes[0].keyBytes() <= 0 {
+		t.Errorf("lbvotemem: got %+v, want the counters of 4 limits at %d actors", rep.votes, o.players[0])
+	}
 	for _, r := range rep.rows {
 		// The day board holds every member written before measuring, and
 		// lbtop's baseline a set of as many.
@@ -73,7 +77,7 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("lbtop/%s: baseline %q, want %q", r.via, r.baseLabel, want)
 		}
 	}
-	for _, want := range []string{"| join ", "| mix ", "| lbwrite ", "| lbtop ", "| lbmember ", "| lbroll ", "| lbwindow 2d ", "| lbscheme3 3h ",
+	for _, want := range []string{"| join ", "| mix ", "| lbwrite ", "| lbtop ", "| lbmember ", "| lbroll ", "| lbwindow 2d ", "| lbscheme3 3h ", "| lbvote 0 limits ", "| lbvote 12 limits ", "### Votes at 300 actors",
 		"wrote 300 members to leaderboard roll_2d", "### Rolling boards at 300 members: pre-fill", "### Memory per joined player", "### Settlement",
 		"wrote 300 members to every board through lib", "cleanup: unlinked", "| " + inProcessHead + " |"} {
 		if !strings.Contains(out, want) {
@@ -186,6 +190,7 @@ func smokeOptions() options {
 		redisURL: testsvc.RedisURL(), databaseURL: testsvc.DatabaseURL(),
 		leagueID: "weekly", leaderboardID: "kills", timeout: time.Minute,
 		windows: []leaderboard.Window{{N: 2, Unit: leaderboard.Day}, {N: 3, Unit: leaderboard.Hour}},
+		limits:  []int{0, 12},
 	}
 }
 

@@ -24,6 +24,7 @@ type population struct {
 	members  []string
 	daySize  int      // members on the current day board once they were written
 	rolling  *rolling // the rolling workloads' members and keys (rolling.go)
+	voters   *voters  // lbvote's actors and candidates (votes.go)
 	joins    *idSource
 	requests *idSource
 }
@@ -75,6 +76,10 @@ type workload struct {
 	op      func(t target, p *population, batch int) op
 	// windowOp, when set, makes the workload a row per -windows (variants).
 	windowOp func(t target, p *population, w leaderboard.Window) op
+	// vote is true for lbvote (votes.go): the fixture makes its voters.
+	vote bool
+	// limitOp, when set, makes the workload a row per -limits.
+	limitOp func(t target, p *population, limits int) op
 	// baseline returns the baseline's label and op; batch compares with
 	// single writes through the same target, the others with plain Redis.
 	baseline func(b *baselines, t target, p *population) (string, op)
@@ -94,6 +99,7 @@ var workloads = []workload{
 	{name: "lbroll", unit: "ops", perUnitLatency: true, vias: allVias, rolling: true, op: lbRollOp, baseline: evalshaBaseline},
 	{name: "lbwindow", unit: "ops", perUnitLatency: true, vias: []string{"lib"}, rolling: true, windowOp: lbWindowOp, baseline: evalshaBaseline},
 	{name: "lbscheme3", unit: "ops", perUnitLatency: true, vias: []string{"lib"}, rolling: true, windowOp: lbScheme3Op, baseline: evalshaBaseline},
+	{name: "lbvote", unit: "ops", perUnitLatency: true, vias: []string{"lib"}, vote: true, limitOp: lbVoteOp, baseline: evalshaBaseline},
 }
 
 func workloadNamed(name string) (workload, bool) {
