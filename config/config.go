@@ -92,6 +92,7 @@ type leagueFile struct {
 	TieResolution     duration   `yaml:"tie_resolution"`
 	ScoreOperator     string     `yaml:"score_operator"`
 	MaxScore          int64      `yaml:"max_score"`
+	MaxGain           int64      `yaml:"max_gain"`
 	Retention         duration   `yaml:"retention"`
 	IdempotencyWindow duration   `yaml:"idempotency_window"`
 	DecayAfter        int        `yaml:"decay_after"`
@@ -254,6 +255,7 @@ func (lf leagueFile) build() (*league.League, error) {
 	l := &league.League{
 		ID: lf.ID, Schedule: sched, Ladder: ladder, EntryTier: lf.EntryTier,
 		TieBreak: league.TieBreak(lf.TieBreak), Operator: league.Operator(lf.ScoreOperator), MaxScore: lf.MaxScore,
+		MaxGain:    lf.MaxGain,
 		DecayAfter: lf.DecayAfter,
 	}
 	// Init reads a zero as "left out" and gives it the default, so a zero

@@ -506,3 +506,43 @@ func TestOpenRefusesAClientThatSendsNothing(t *testing.T) {
 		c.rdb.Close()
 	}
 }
+
+// TestMaxGain: the most one write may add (an anti-cheat cap), for each
+// operator: a write past it is refused, says why, and changes nothing;
+// set may always lower a score.
+func TestMaxGain(t *testing.T) {
+	tests := []struct {
+		op      league.Operator
+		writes  []int64
+		refused []bool
+		want    int64
+	}{
+		{league.Incr, []int64{50, 51, 50}, []bool{false, true, false}, 100},
+		{league.Best, []int64{50, 101, 100, 60}, []bool{false, true, false, false}, 100},
+		{league.Set, []int64{50, 101, 100, 5, 56}, []bool{false, true, false, false, true}, 5},
+	}
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		for _, tt := range tests {
+			t.Run(string(tt.op), func(t *testing.T) {
+				f := newFixture(t, b, func(l *league.League) { l.Operator, l.MaxGain = tt.op, 50 })
+				f.join("a")
+				for i, v := range tt.writes {
+					r, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "a", Value: v})
+					switch {
+					case tt.refused[i] && (league.ErrorCode(err) != league.Overflow || !strings.Contains(err.Error(), "max_gain 50")):
+						t.Fatalf("write %d of %d: %v, want refused by max_gain", i, v, err)
+					case !tt.refused[i] && err != nil:
+						t.Fatalf("write %d of %d: %v", i, v, err)
+					case !tt.refused[i] && i == len(tt.writes)-1 && r.Score != tt.want:
+						t.Fatalf("score %d, want %d", r.Score, tt.want)
+					}
+				}
+				st, err := f.engine.Standing(f.ctx, "weekly", "a")
+				testsvc.Must(t, err, "Standing")
+				if st.Score != tt.want {
+					t.Fatalf("score %d after the refusals, want %d", st.Score, tt.want)
+				}
+			})
+		}
+	})
+}

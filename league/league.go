@@ -46,6 +46,10 @@ type League struct {
 	// MaxScore is the highest score a player may hold; 0 means the highest
 	// score the packing keeps exact.
 	MaxScore int64
+	// MaxGain is the most one score write may add to a player's score (an
+	// anti-cheat cap; 0: none): an increment of more, or a best or set
+	// that would raise the score by more, is refused and writes nothing.
+	MaxGain int64
 	// Retention is how long a settled period's boards stay readable.
 	Retention time.Duration
 	// IdempotencyWindow is how long a score write's request id is remembered.
@@ -147,6 +151,9 @@ func (l *League) Init() error {
 	if l.MaxScore > p.MaxExact {
 		return fmt.Errorf("max_score: %d does not fit: %s leaves %d bits for the score, so at most %d",
 			l.MaxScore, p.Describe(), p.ScoreBits, p.MaxExact)
+	}
+	if l.MaxGain < 0 || l.MaxGain > l.MaxScore {
+		return fmt.Errorf("max_gain: %d is outside 0..max_score (%d); 0 sets no cap", l.MaxGain, l.MaxScore)
 	}
 	if l.Retention == 0 {
 		l.Retention = DefaultRetention

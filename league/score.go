@@ -110,7 +110,7 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 		e.clock.Arg(), p.Start.Unix(), p.End.Unix(), k.prefix, w.Player,
 		string(lv.Operator), w.Value, lv.MaxScore,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
-		(lv.IdempotencyWindow + e.expiryLag).Milliseconds(), prev.Start.Unix(), lv.epoch, lv.codes,
+		(lv.IdempotencyWindow + e.expiryLag).Milliseconds(), prev.Start.Unix(), lv.epoch, lv.codes, lv.maxGainArg(),
 	}
 }
 
@@ -161,6 +161,9 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 		op, _ := reply[2].(string) // the period's operator
 		return res, 0, Errorf(Overflow, "%s %d would take player %q from %d past the league's maximum score %d",
 			op, w.Value, w.Player, reply[1].(int64), lv.MaxScore)
+	case scripts.TooMuch:
+		op, _ := reply[2].(string)
+		return res, 0, lv.tooMuch(op, w, reply[1].(int64))
 	case scripts.Conflict:
 		return res, 0, &Error{Code: Conflict, Field: "request_id",
 			Message: fmt.Sprintf("%q was already used for another player within the idempotency window", w.RequestID)}

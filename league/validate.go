@@ -1,6 +1,7 @@
 package league
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -144,5 +145,25 @@ func (l *League) checkValue(v int64) error {
 		return &Error{Code: Overflow, Message: "value " + strconv.FormatInt(v, 10) +
 			" is over the league's maximum score " + strconv.FormatInt(l.MaxScore, 10)}
 	}
+	if l.MaxGain > 0 && l.Operator == Incr && v > l.MaxGain {
+		// an increment adds its value: refused before Redis
+		return &Error{Code: Overflow, Field: "value", Message: fmt.Sprintf(
+			"%d is over the league's max_gain %d, the most one write may add; nothing was written", v, l.MaxGain)}
+	}
 	return nil
+}
+
+// maxGainArg is score.lua's ARGV[17]: the cap, or ” for none.
+func (l *League) maxGainArg() string {
+	if l.MaxGain == 0 {
+		return ""
+	}
+	return strconv.FormatInt(l.MaxGain, 10)
+}
+
+// tooMuch is the error of a best or set write refused by max_gain.
+func (l *League) tooMuch(op string, w ScoreWrite, current int64) error {
+	return &Error{Code: Overflow, Field: "value", Message: fmt.Sprintf(
+		"%s %d would take player %q from %d, more than the league's max_gain %d in one write; nothing was written",
+		op, w.Value, w.Player, current, l.MaxGain)}
 }

@@ -17,6 +17,7 @@
 -- ARGV[14] -> start of the period before Q
 -- ARGV[15] -> the epoch the caller opened the league at
 -- ARGV[16] -> the tier codes the caller knows, one byte each
+-- ARGV[17] -> the most one write may add to a score (anti-cheat), '' for no cap
 --
 -- Returns one of
 --   {0, record, score, rank, size}  written (or unchanged): the player's 9-byte record
@@ -33,6 +34,8 @@
 --                        stale (Redis lost the league, or a restore replaced it); nothing written
 --   {13, tier}           the player is in a tier the caller's config lacks (its code is not
 --                        in ARGV[16]): the caller could not describe the result; nothing written
+--   {17, score, op}      the write would add more than ARGV[17]: the current score and the
+--                        operator applied; nothing written
 --
 -- uses: rec_decode board_key here int now_ms tie_bits
 
@@ -93,6 +96,11 @@ if op == 'incr' and time_bits == 0 and max * 2 * shift < 2 ^ 53 then
   -- Join-order ties keep the low bits, so an increment is one ZADD INCR
   -- instead of ZSCORE + ZADD. Sums stay below 2^53, where doubles are exact,
   -- so a write past the maximum is undone exactly.
+  if ARGV[17] ~= '' and value > tonumber(ARGV[17]) then
+    -- the caller refuses these for an incr league; a period whose first
+    -- join recorded incr under another configured operator lands here
+    return {17, math.floor(tonumber(redis.call('ZSCORE', bk, player)) / shift), op}
+  end
   score = math.floor(tonumber(redis.call('ZADD', bk, 'XX', 'INCR', value * shift, player)) / shift)
   if score > max then
     redis.call('ZADD', bk, 'XX', 'INCR', -value * shift, player)
@@ -108,6 +116,9 @@ else
   end
   if score > max then
     return {7, current, op}
+  end
+  if ARGV[17] ~= '' and score - current > tonumber(ARGV[17]) then
+    return {17, current, op}
   end
   if score ~= current then
     local slot = n - (board - 1) * size

@@ -146,6 +146,7 @@ const (
 	NeedSeed    Status = 14 // leaderboard write: a rolling board is not filled yet; send its buckets
 	Busy        Status = 15 // leaderboard pre-fill: another process holds the lease
 	Limited     Status = 16 // leaderboard write: a rate limit is reached (reply[1] which, reply[2] when it frees)
+	TooMuch     Status = 17 // score: the write would add more than the league's max_gain
 )
 
 // Load loads every script into the server's script cache, so pipelines of
