@@ -93,6 +93,7 @@ type leagueFile struct {
 	ScoreOperator     string     `yaml:"score_operator"`
 	MaxScore          int64      `yaml:"max_score"`
 	MaxGain           int64      `yaml:"max_gain"`
+	MaxAttempts       int        `yaml:"max_attempts"`
 	Retention         duration   `yaml:"retention"`
 	IdempotencyWindow duration   `yaml:"idempotency_window"`
 	DecayAfter        int        `yaml:"decay_after"`
@@ -255,7 +256,7 @@ func (lf leagueFile) build() (*league.League, error) {
 	l := &league.League{
 		ID: lf.ID, Schedule: sched, Ladder: ladder, EntryTier: lf.EntryTier,
 		TieBreak: league.TieBreak(lf.TieBreak), Operator: league.Operator(lf.ScoreOperator), MaxScore: lf.MaxScore,
-		MaxGain:    lf.MaxGain,
+		MaxGain: lf.MaxGain, MaxAttempts: lf.MaxAttempts,
 		DecayAfter: lf.DecayAfter,
 	}
 	// Init reads a zero as "left out" and gives it the default, so a zero

@@ -107,6 +107,7 @@ func TestParseRejects(t *testing.T) {
 		{"a whole number as an exponent", strings.Replace(good, "schedule:", "board_size: 1e2\n    schedule:", 1), "board_size: 1e2 is written as a fraction or an exponent; write the whole number 100"},
 		{"a whole number with a point", strings.Replace(good, "schedule:", "max_score: 500.0\n    schedule:", 1), "max_score: 500.0 is written as a fraction or an exponent; write the whole number 500"},
 		{"a negative max_score", strings.Replace(good, "schedule:", "max_score: -1\n    schedule:", 1), "max_score: -1 is negative"},
+		{"max_attempts negative", strings.Replace(good, "schedule:", "max_attempts: -1\n    schedule:", 1), "max_attempts: -1 is negative"},
 		{"max_gain over max_score", strings.Replace(good, "schedule:", "max_score: 100\n    max_gain: 101\n    schedule:", 1), "max_gain: 101 is outside 0..max_score (100)"},
 		{"a bidirectional override in a tier name", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, name: \"x\\u202e\", demote: 0.2}", 1), "bidirectional"},
 		{"fraction of an item", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, rewards: [{ranks: 1, items: {gems: 2.5}}]}", 1), "gems: 2.5 is not a whole number"},

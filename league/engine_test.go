@@ -546,3 +546,49 @@ func TestMaxGain(t *testing.T) {
 		}
 	})
 }
+
+// TestMaxAttempts: a player makes at most max_attempts score writes a
+// period; replays and refused writes are not attempts; the next period
+// starts afresh.
+func TestMaxAttempts(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, func(l *league.League) { l.MaxAttempts, l.MaxScore = 2, 100 })
+		f.join("a")
+		f.join("b")
+		write := func(player string, v int64, rid string) (league.ScoreResult, error) {
+			return f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: player, Value: v, RequestID: rid})
+		}
+		if _, err := write("a", 5, "r1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := write("a", 500, "r2"); league.ErrorCode(err) != league.Overflow { // refused: not an attempt
+			t.Fatalf("over the maximum: %v", err)
+		}
+		if _, err := write("a", 5, "r3"); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := write("a", 5, "r1"); err != nil || !r.Replayed { // a replay: not an attempt
+			t.Fatalf("replay: %+v %v", r, err)
+		}
+		_, err := write("a", 5, "r4")
+		var ra interface{ RetryAfter() time.Duration }
+		if league.ErrorCode(err) != league.RateLimited || !strings.Contains(err.Error(), "max_attempts of 2") ||
+			!errors.As(err, &ra) || ra.RetryAfter() <= 0 {
+			t.Fatalf("a third write: %v", err)
+		}
+		if r := f.score("b", 1); r.Score != 1 { // another player counts apart
+			t.Fatalf("b: %+v", r)
+		}
+		st, err := f.engine.Standing(f.ctx, "weekly", "a")
+		testsvc.Must(t, err, "Standing")
+		if st.Score != 10 {
+			t.Fatalf("a's score %d, want 10", st.Score)
+		}
+		// the next period: afresh
+		f.clock.Set(f.period().End.Add(time.Minute))
+		f.join("a")
+		if r := f.score("a", 7); r.Score != 7 {
+			t.Fatalf("next period: %+v", r)
+		}
+	})
+}

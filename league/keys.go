@@ -75,6 +75,10 @@ func (k keys) claimed(start int64) string {
 
 func (k keys) request(scope, id string) string { return keyspace.Request(k.prefix, scope, id) }
 
+// attempts counts each player's accepted score writes in the period
+// starting at start (League.MaxAttempts).
+func (k keys) attempts(start int64) string { return k.prefix + "a:" + strconv.FormatInt(start, 10) }
+
 func (k keys) bucket(player string) uint32 {
 	// FNV-1a, inlined: hash/fnv allocates, and this runs on every call.
 	h := uint32(2166136261)

@@ -50,6 +50,11 @@ type League struct {
 	// anti-cheat cap; 0: none): an increment of more, or a best or set
 	// that would raise the score by more, is refused and writes nothing.
 	MaxGain int64
+	// MaxAttempts is how many score writes a player may make in a period
+	// (0: no cap), as Nakama's max_num_score: past it a write is refused
+	// (RateLimited) and writes nothing. Replays of a request id are not
+	// attempts, nor are refused writes.
+	MaxAttempts int
 	// Retention is how long a settled period's boards stay readable.
 	Retention time.Duration
 	// IdempotencyWindow is how long a score write's request id is remembered.
@@ -151,6 +156,9 @@ func (l *League) Init() error {
 	if l.MaxScore > p.MaxExact {
 		return fmt.Errorf("max_score: %d does not fit: %s leaves %d bits for the score, so at most %d",
 			l.MaxScore, p.Describe(), p.ScoreBits, p.MaxExact)
+	}
+	if l.MaxAttempts < 0 {
+		return fmt.Errorf("max_attempts: %d is negative; 0 sets no cap", l.MaxAttempts)
 	}
 	if l.MaxGain < 0 || l.MaxGain > l.MaxScore {
 		return fmt.Errorf("max_gain: %d is outside 0..max_score (%d); 0 sets no cap", l.MaxGain, l.MaxScore)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/league-engine/league/scripts"
@@ -105,12 +106,18 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 	if w.RequestID != "" {
 		ks = append(ks, k.request(w.Scope, w.RequestID))
 	}
+	attempts := ""
+	if lv.MaxAttempts > 0 {
+		ks = append(ks, k.attempts(p.Start.Unix()))
+		attempts = strconv.Itoa(lv.MaxAttempts)
+	}
 	pk := lv.Packing()
 	return ks, []any{
 		e.clock.Arg(), p.Start.Unix(), p.End.Unix(), k.prefix, w.Player,
 		string(lv.Operator), w.Value, lv.MaxScore,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
 		(lv.IdempotencyWindow + e.expiryLag).Milliseconds(), prev.Start.Unix(), lv.epoch, lv.codes, lv.maxGainArg(),
+		attempts, (lv.Retention + e.expiryLag).Milliseconds(),
 	}
 }
 
@@ -164,6 +171,11 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 	case scripts.TooMuch:
 		op, _ := reply[2].(string)
 		return res, 0, lv.tooMuch(op, w, reply[1].(int64))
+	case scripts.Attempts:
+		r := &attemptsUsed{ends: p.End, now: e.clock.Now()}
+		return res, 0, &Error{Code: RateLimited, Field: "player_id", Err: r, Message: fmt.Sprintf(
+			"player %q made the league's max_attempts of %d score writes this period; the next period begins at %s; nothing was written",
+			w.Player, lv.MaxAttempts, p.End.UTC().Format(time.RFC3339))}
 	case scripts.Conflict:
 		return res, 0, &Error{Code: Conflict, Field: "request_id",
 			Message: fmt.Sprintf("%q was already used for another player within the idempotency window", w.RequestID)}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -167,3 +168,12 @@ func (l *League) tooMuch(op string, w ScoreWrite, current int64) error {
 		"%s %d would take player %q from %d, more than the league's max_gain %d in one write; nothing was written",
 		op, w.Value, w.Player, current, l.MaxGain)}
 }
+
+// attemptsUsed is the cause of a write refused by max_attempts: the API
+// answers Retry-After until the next period.
+type attemptsUsed struct{ ends, now time.Time }
+
+func (a *attemptsUsed) Error() string { return "max_attempts used" }
+
+// RetryAfter is the time left in the period.
+func (a *attemptsUsed) RetryAfter() time.Duration { return max(a.ends.Sub(a.now), time.Second) }

@@ -5,6 +5,7 @@
 -- KEYS[2] -> <ns>:{L}:r:<b>   the player's record bucket
 -- KEYS[3] -> <ns>:{L}:meta    'epoch'; 'op:<Q>', Q's score operator
 -- KEYS[4] -> <ns>:{L}:q:<id>  the request's stored result (only with a request id)
+-- last    -> <ns>:{L}:a:<Q>   the period's accepted writes per player (only with ARGV[18])
 -- ARGV[1]  -> now in ms, or '' for Redis TIME
 -- ARGV[2]  -> Q start (Unix s)   ARGV[3] -> Q end (Unix s)
 -- ARGV[4]  -> key prefix <ns>:{L}:
@@ -18,6 +19,8 @@
 -- ARGV[15] -> the epoch the caller opened the league at
 -- ARGV[16] -> the tier codes the caller knows, one byte each
 -- ARGV[17] -> the most one write may add to a score (anti-cheat), '' for no cap
+-- ARGV[18] -> the most writes a player may make in a period, '' for no cap
+-- ARGV[19] -> the league's retention (ms): the attempts key expires that long after Q
 --
 -- Returns one of
 --   {0, record, score, rank, size}  written (or unchanged): the player's 9-byte record
@@ -36,6 +39,7 @@
 --                        in ARGV[16]): the caller could not describe the result; nothing written
 --   {17, score, op}      the write would add more than ARGV[17]: the current score and the
 --                        operator applied; nothing written
+--   {18, used}           the player made ARGV[18] writes in Q already; nothing written
 --
 -- uses: rec_decode board_key here int now_ms tie_bits
 
@@ -43,9 +47,11 @@ if redis.call('HGET', KEYS[3], 'epoch') ~= ARGV[15] then
   return {11}
 end
 local player = ARGV[5]
-if KEYS[4] then
+local attempts = ARGV[18] ~= '' and KEYS[#KEYS]
+local rid = #KEYS - (attempts and 1 or 0) >= 4 and KEYS[4]
+if rid then
   -- stored: record (9 bytes) score:rank:size:player
-  local stored = redis.call('GET', KEYS[4])
+  local stored = redis.call('GET', rid)
   if stored then
     local sc, rk, sz, who = string.match(stored, '^(%d+):(%d+):(%d+):(.*)$', 10)
     if who ~= player then
@@ -77,6 +83,10 @@ if s ~= qs then
 end
 if not string.find(ARGV[16], string.char(t), 1, true) then
   return {13, t}
+end
+
+if attempts and tonumber(redis.call('HGET', attempts, player) or 0) >= tonumber(ARGV[18]) then
+  return {18, tonumber(ARGV[18])}
 end
 
 local size, slot_bits, time_bits = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
@@ -132,7 +142,10 @@ if not recorded_op then
 end
 local rank = redis.call('ZREVRANK', bk, player) + 1
 local card = redis.call('ZCARD', bk)
-if KEYS[4] then
-  redis.call('SET', KEYS[4], rec .. int(score) .. ':' .. rank .. ':' .. card .. ':' .. player, 'PX', ARGV[13])
+if attempts and redis.call('HINCRBY', attempts, player, 1) == 1 then
+  redis.call('PEXPIRE', attempts, qe * 1000 + tonumber(ARGV[19]) - now)
+end
+if rid then
+  redis.call('SET', rid, rec .. int(score) .. ':' .. rank .. ':' .. card .. ':' .. player, 'PX', ARGV[13])
 end
 return {0, rec, score, rank, card}

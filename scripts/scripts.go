@@ -147,6 +147,7 @@ const (
 	Busy        Status = 15 // leaderboard pre-fill: another process holds the lease
 	Limited     Status = 16 // leaderboard write: a rate limit is reached (reply[1] which, reply[2] when it frees)
 	TooMuch     Status = 17 // score: the write would add more than the league's max_gain
+	Attempts    Status = 18 // score: the player used the league's max_attempts in the period
 )
 
 // Load loads every script into the server's script cache, so pipelines of

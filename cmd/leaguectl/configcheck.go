@@ -40,6 +40,9 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(w, "  boards\t%s, tie break %s, operator %s\n", words.Count(l.BoardSize, "player"), l.TieBreak, l.Operator)
 		fmt.Fprintf(w, "  score bits\t%d score + %d time + %d slot = %d of 53; exact up to %d, max_score %d\n",
 			pk.ScoreBits, pk.TimeBits, pk.SlotBits, pk.ScoreBits+pk.TimeBits+pk.SlotBits, pk.MaxExact, l.MaxScore)
+		if l.MaxGain > 0 || l.MaxAttempts > 0 {
+			fmt.Fprintf(w, "  guards\tmax_gain %d a write, max_attempts %d a period (0: no cap)\n", l.MaxGain, l.MaxAttempts)
+		}
 		decay := "no decay"
 		if l.DecayAfter > 0 {
 			decay = "decay after " + words.Count(l.DecayAfter, "period")
