@@ -47,6 +47,20 @@ for i = 1, (#ARGV - 8) / 4 do
   deltas[i] = delta
 end
 
+-- keep sets member's field of hash to value, or removes it when value is
+-- none (the default, kept by absence); true when that changed the hash.
+local function keep(hash, member, value, none)
+  local old = redis.call('HGET', hash, member)
+  if value == none then
+    return old and redis.call('HDEL', hash, member) == 1
+  end
+  if old == value then
+    return false
+  end
+  redis.call('HSET', hash, member, value)
+  return true
+end
+
 local now, changed = nil, 0
 for i = 1, (#ARGV - 8) / 4 do
   local a = 9 + 4 * (i - 1)
@@ -71,26 +85,8 @@ for i = 1, (#ARGV - 8) / 4 do
     end
     moved = true
   end
-  local old = redis.call('HGET', KEYS[2], member)
-  if value == '' then
-    if old then
-      redis.call('HDEL', KEYS[2], member)
-      moved = true
-    end
-  elseif old ~= value then
-    redis.call('HSET', KEYS[2], member, value)
-    moved = true
-  end
-  local oldm, m = redis.call('HGET', KEYS[4], member), ARGV[a + 3]
-  if m == '1' then
-    if oldm then
-      redis.call('HDEL', KEYS[4], member)
-      moved = true
-    end
-  elseif oldm ~= m then
-    redis.call('HSET', KEYS[4], member, m)
-    moved = true
-  end
-  if moved then changed = changed + 1 end
+  local entry = keep(KEYS[2], member, value, '')
+  local multiplier = keep(KEYS[4], member, ARGV[a + 3], '1')
+  if moved or entry or multiplier then changed = changed + 1 end
 end
 return {0, changed}
