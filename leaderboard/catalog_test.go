@@ -173,6 +173,11 @@ func TestPublicBoards(t *testing.T) {
 					t.Errorf("%s: %s, want %s", k, got, want)
 				}
 			}
+			// past the maximum on a public twin only: refused, naming it
+			if _, err := f.engine.Write(f.ctx, "kills", leaderboard.Write{Member: "alice", Value: 198}); league.ErrorCode(err) != league.Overflow ||
+				!strings.Contains(err.Error(), "on the public day board from 11") {
+				t.Errorf("a write past the maximum on the public boards: %v", err)
+			}
 			st, err := f.engine.Public().Member(f.ctx, "kills", "bob")
 			testsvc.Must(t, err, "public member")
 			if len(st) != 2 || st[0].Rank != 2 || st[0].Gap != 6 {

@@ -368,17 +368,15 @@ func (l *Leaderboard) writeResult(now time.Time, ps []Period, w Write, reply []a
 	case scripts.Overflow:
 		i, _ := reply[1].(int64)
 		current, _ := reply[2].(int64)
-		board := ""
-		switch k := len(l.Kinds); {
-		case int(i) <= k:
-			board = string(ps[i-1].Kind)
-		case l.PublicBoards && int(i) <= 2*k:
-			board = "public " + string(ps[int(i)-k-1].Kind)
-		case l.PublicBoards:
-			board = string(ps[int(i)-k-1].Kind)
-		default:
-			board = string(ps[i-1].Kind)
+		// the script counts the raw periodic boards, their public twins,
+		// then the rolling boards; ps holds no twins
+		j, board := int(i)-1, ""
+		if k := len(l.Kinds); l.PublicBoards && j >= k {
+			if j -= k; j < k {
+				board = "public "
+			}
 		}
+		board += string(ps[j].Kind)
 		return res, time.Time{}, &league.Error{Code: league.Overflow, Message: fmt.Sprintf(
 			"the %s would take %q's score on the %s board from %d past the maximum score %d; nothing was written",
 			l.Operator, w.Member, board, current, l.MaxScore)}
