@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/league-engine/league/internal/calendar"
 	"github.com/league-engine/league/league"
 )
 
@@ -180,18 +181,10 @@ func dimension(w Write, d Dimension) string {
 // window returns the bounds of lim's window holding t: [start, end), zero
 // end for PerEver.
 func (l *Leaderboard) window(lim Limit, t time.Time) (start, end time.Time) {
-	switch lim.Per {
-	case PerEver:
+	if lim.Per == PerEver {
 		return time.Time{}, time.Time{}
-	case PerSecond:
-		start = t.Truncate(time.Second)
-		return start, start.Add(time.Second)
-	case PerMinute:
-		start = t.Truncate(time.Minute)
-		return start, start.Add(time.Minute)
 	}
-	p := l.Calendar.At(Kind(lim.Per), t)
-	return p.Start, p.End
+	return calendar.Calendar(l.Calendar).Span(calendar.Unit(lim.Per), t)
 }
 
 // limitCounter is the key of lim's counter for w in the window starting

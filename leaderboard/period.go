@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/league-engine/league/internal/calendar"
 	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/internal/tzname"
 )
@@ -54,10 +55,7 @@ func (k Kind) unit() Kind {
 // Calendar places periods in a time zone, weeks starting on WeekStart.
 // NewCalendar makes one from a config. The zero Calendar is UTC with weeks
 // from Sunday, time.Weekday's zero: a config's default is Monday.
-type Calendar struct {
-	Loc       *time.Location
-	WeekStart time.Weekday
-}
+type Calendar calendar.Calendar
 
 var weekdays = map[string]time.Weekday{
 	"monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
@@ -99,13 +97,6 @@ func loadZone(zone string) (*time.Location, error) {
 	return loc, nil
 }
 
-func (c Calendar) loc() *time.Location {
-	if c.Loc == nil {
-		return time.UTC // the zero Calendar
-	}
-	return c.Loc
-}
-
 // Period is one board's span: [Start, End). Both are in UTC, so that
 // periods compare with ==: a time.Time holds its Location, and one instant
 // in two Locations is not ==. An AllTime period, which never ends, has zero
@@ -131,19 +122,8 @@ func (p Period) ID() string {
 
 func (p Period) String() string { return string(p.Kind) + " " + p.ID() }
 
-// At returns the period of kind k holding the instant t.
-//
-// Periods follow the local clock. An hour starts whenever the clock shows
-// HH:00:00, so the hour shown twice when the clock goes back is two
-// periods, and an hour the clock skips is no period: the one before runs
-// on to the next HH:00:00 (in Paris on 2026-03-29, 01:00 CET to 03:00
-// CEST, an hour of real time; at Lord Howe, whose clock moves by half an
-// hour, an hour and a half). A day starts at the first instant that shows
-// its date: midnight, or where the clock jumps over midnight (Santiago,
-// Havana, Beirut), the jump, the first instant of the day that exists. A
-// clock going back over midnight does not start the day again. A week
-// starts with its first day (WeekStart), a month with its 1st; where the
-// clock skips that date, with the next (Samoa skipped 2011-12-30).
+// At returns the period of kind k holding the instant t: periods follow
+// the local clock, as calendar.Calendar.Span says.
 //
 // At panics on a kind that is not one of the constants, as a caller that
 // skipped ParseKind has a bug.
@@ -156,25 +136,12 @@ func (c Calendar) At(k Kind, t time.Time) Period {
 	switch k {
 	case AllTime:
 		return Period{Kind: AllTime}
-	case Hour:
-		return Period{Kind: Hour, Start: c.hourStart(t), End: c.hourAfter(t)}
-	case Day, Week, Month:
+	case Hour, Day, Week, Month:
 	default:
 		panic("leaderboard: no kind of board " + strconv.Quote(string(k)))
 	}
-	first, next := c.bounds(k, c.wall(t))
-	start := c.firstShowing(first)
-	for {
-		end := c.firstShowing(next)
-		if t.Before(end) {
-			return Period{Kind: k, Start: start, End: end}
-		}
-		// The next period had begun: the clock went back over its
-		// start, or the date t shows never came (Samoa skipped
-		// 2011-12-30).
-		start = end
-		_, next = c.bounds(k, next)
-	}
+	start, end := calendar.Calendar(c).Span(calendar.Unit(k), t)
+	return Period{Kind: k, Start: start, End: end}
 }
 
 // Next returns the period after p; for AllTime, p.
@@ -211,7 +178,7 @@ func (c Calendar) Parse(k Kind, id string) (Period, error) {
 	if !p.Start.Equal(start) {
 		k := k.unit()
 		return Period{}, fmt.Errorf("%q starts no %s in %s: the clock there shows %s, within the %s %s",
-			excerpt.Of(id), k, c.loc(), start.In(c.loc()).Format("Mon 2006-01-02 15:04:05 -07:00"), k, p.ID())
+			excerpt.Of(id), k, c.location(), start.In(c.location()).Format("Mon 2006-01-02 15:04:05 -07:00"), k, p.ID())
 	}
 	return p, nil
 }
@@ -263,7 +230,7 @@ func (c Calendar) MaxLength(k Kind) time.Duration {
 	}
 	lastEnd := startsEnd.AddDate(0, 2, 0) // past the end of any period Parse accepts
 	for t := firstStart; ; {
-		_, _, change := c.zone(t)
+		_, _, change := calendar.Calendar(c).Zone(t)
 		if change.IsZero() || !change.Before(lastEnd) {
 			return longest
 		}
@@ -275,104 +242,9 @@ func (c Calendar) MaxLength(k Kind) time.Duration {
 	}
 }
 
-// zone returns the offset from UTC in force at t and the span it holds
-// over, [began, ends), in UTC; zero where the zone has no bound. The time
-// package may cut a span at a year's end where the offset goes on; that
-// does no harm here, the next span having the same offset.
-func (c Calendar) zone(t time.Time) (off time.Duration, began, ends time.Time) {
-	lt := t.In(c.loc())
-	_, sec := lt.Zone()
-	began, ends = lt.ZoneBounds()
-	if !ends.IsZero() && !ends.After(t) {
-		// go.dev/issue/81583: past a zone file's last transition, on the
-		// last UTC day of a leap year, the span ends before t. Its rule
-		// changes the offset next in the following year.
-		ends = time.Date(t.UTC().Year()+1, 1, 1, 0, 0, 0, 0, time.UTC)
+func (c Calendar) location() *time.Location {
+	if c.Loc == nil {
+		return time.UTC // the zero Calendar
 	}
-	return time.Duration(sec) * time.Second, began.UTC(), ends.UTC()
-}
-
-// sinceHour is how long the clock, at offset off, has shown t's hour.
-func sinceHour(t time.Time, off time.Duration) time.Duration {
-	shown := t.UTC().Add(off)
-	return shown.Sub(shown.Truncate(time.Hour))
-}
-
-// hourStart returns the last instant at or before t at which the clock
-// showed HH:00:00. Under t's offset that is t less the minutes and seconds
-// shown, unless the offset began later: the clock then jumped past that
-// HH:00 (Lord Howe: 02:00 to 02:30), and the hour began under the old one.
-func (c Calendar) hourStart(t time.Time) time.Time {
-	for {
-		off, began, _ := c.zone(t)
-		start := t.Add(-sinceHour(t, off))
-		if began.IsZero() || !start.Before(began) {
-			return start.UTC()
-		}
-		t = began.Add(-time.Nanosecond)
-	}
-}
-
-// hourAfter returns the first instant after t at which the clock shows
-// HH:00:00: the next hour under t's offset, unless the offset changes
-// first; the change itself may land on an hour (Paris: 02:00 to 03:00).
-func (c Calendar) hourAfter(t time.Time) time.Time {
-	for {
-		off, _, ends := c.zone(t)
-		next := t.Add(time.Hour - sinceHour(t, off))
-		if ends.IsZero() || next.Before(ends) {
-			return next.UTC()
-		}
-		if off, _, _ := c.zone(ends); sinceHour(ends, off) == 0 {
-			return ends
-		}
-		t = ends
-	}
-}
-
-// wall is what the clock shows at t, as a time in UTC: calendar arithmetic
-// on it (AddDate) has no clock changes to trip on.
-func (c Calendar) wall(t time.Time) time.Time {
-	off, _, _ := c.zone(t)
-	return t.UTC().Add(off)
-}
-
-// bounds returns the first clock reading of the day, week or month that
-// the reading w falls in, and that of the next one.
-func (c Calendar) bounds(k Kind, w time.Time) (first, next time.Time) {
-	y, m, d := w.Date()
-	switch k {
-	case Day:
-		first = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-		return first, first.AddDate(0, 0, 1)
-	case Week:
-		// modulo twice: a WeekStart set outside Sunday..Saturday still
-		// gives a first day at or before w
-		back := ((int(w.Weekday())-int(c.WeekStart))%7 + 7) % 7
-		first = time.Date(y, m, d-back, 0, 0, 0, 0, time.UTC)
-		return first, first.AddDate(0, 0, 7)
-	default: // Month
-		first = time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
-		return first, first.AddDate(0, 1, 0)
-	}
-}
-
-// firstShowing returns the first instant at which the clock shows w or
-// later: the start of the day, week or month whose first reading is w, or,
-// where the clock jumps over w, the jump. Under one offset that instant is
-// w less the offset, if the offset holds then; spans are tried in order
-// from two days before w, as offsets stay within a day of UTC (Samoa's
-// skipped day included).
-func (c Calendar) firstShowing(w time.Time) time.Time {
-	for t := w.Add(-48 * time.Hour); ; {
-		off, began, ends := c.zone(t)
-		at := w.Add(-off)
-		if !began.IsZero() && at.Before(began) {
-			at = began
-		}
-		if ends.IsZero() || at.Before(ends) {
-			return at.UTC()
-		}
-		t = ends
-	}
+	return c.Loc
 }

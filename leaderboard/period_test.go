@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/league-engine/league/internal/calendar"
 )
 
 // The zone cases below read the host's tz database (Go embeds none unless
@@ -279,7 +281,7 @@ func TestCalendarWalk(t *testing.T) {
 				instants = append(instants, t)
 			}
 			for t := from; ; {
-				_, _, change := c.zone(t)
+				_, _, change := calendar.Calendar(c).Zone(t)
 				if change.IsZero() || !change.Before(to) {
 					break
 				}
@@ -329,7 +331,12 @@ func checkPeriod(t *testing.T, c Calendar, k Kind, now time.Time, longest time.D
 	// Where it starts: hours at HH:00:00 on the clock; days, weeks and
 	// months at the first instant of their first date, or of the date
 	// after it where the clock skipped it.
-	shows, before := c.wall(p.Start), c.wall(p.Start.Add(-time.Nanosecond))
+	// what the clock shows, as a UTC time
+	wall := func(t time.Time) time.Time {
+		off, _, _ := calendar.Calendar(c).Zone(t)
+		return t.UTC().Add(off)
+	}
+	shows, before := wall(p.Start), wall(p.Start.Add(-time.Nanosecond))
 	skipped := shows.Truncate(24*time.Hour).Sub(before.Truncate(24*time.Hour)) > 24*time.Hour
 	switch {
 	case k == Hour && (shows.Minute() != 0 || shows.Second() != 0):
