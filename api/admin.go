@@ -9,13 +9,13 @@ import (
 	"github.com/league-engine/league/league"
 )
 
-// settleRequest is the optional body of POST
-// /v1/admin/leagues/{league}/settle: {"period"}.
-type settleRequest struct {
+// periodRequest is the optional body of the admin routes that act on a
+// period, the current or last one when left out: {"period"}.
+type periodRequest struct {
 	period *string
 }
 
-func (req *settleRequest) decode(d *decoder) error {
+func (req *periodRequest) decode(d *decoder) error {
 	return d.object("body", func(field []byte) error {
 		if string(field) != "period" {
 			return unknownField("", field)
@@ -65,7 +65,7 @@ func (s *Server) settle(r *http.Request, _ *Key) (reply, error) {
 	if _, err := s.engine.League(leagueID); err != nil {
 		return nil, s.redisErr(err) // unknown, or lost by Redis
 	}
-	var req settleRequest
+	var req periodRequest
 	if err := decodeBody(r, true, req.decode); err != nil {
 		return nil, err
 	}

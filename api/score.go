@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/league-engine/league/league"
 )
@@ -58,6 +59,9 @@ type scoreReply struct {
 	res    league.ScoreResult
 }
 
+// accepted: a held write is 202, accepted for an operator's decision.
+func (s scoreReply) accepted() bool { return s.res.Held != nil }
+
 func (s scoreReply) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	b = appendScoreFields(b, s.league, s.res, true)
@@ -75,6 +79,12 @@ func appendScoreFields(b []byte, leagueID string, res league.ScoreResult, first 
 	b = appendIntField(b, "rank", int64(res.Rank))
 	b = appendIntField(b, "board_size", int64(res.BoardSize))
 	b = appendStringField(b, "zone", res.Zone.String(), false)
+	if h := res.Held; h != nil {
+		b = appendKey(b, "held", false)
+		b = strconv.AppendInt(appendKey(append(b, '{'), "id", true), h.ID, 10)
+		b = appendStringField(b, "cap", h.Cap, false)
+		b = append(b, '}')
+	}
 	return appendBoolField(b, "replayed", res.Replayed)
 }
 

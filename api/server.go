@@ -191,6 +191,9 @@ func (s *Server) routes() {
 	// request's: it may read a million players.
 	s.handle("POST /v1/admin/leagues/{league}/settle", admin, s.settle, ownDeadline)
 	s.handle("GET /v1/admin/leagues/{league}/settlements", admin, s.settlements, takes("limit"))
+	s.handle("GET /v1/admin/leagues/{league}/held", admin, s.held, takes("period"))
+	s.handle("POST /v1/admin/leagues/{league}/held/{id}/approve", admin, s.approve)
+	s.handle("POST /v1/admin/leagues/{league}/held/{id}/reject", admin, s.reject)
 	s.handle("POST /v1/admin/leaderboards/{leaderboard}/catalog", admin, s.lbImport)
 
 	s.handle("GET /healthz", public, s.healthz)
@@ -299,6 +302,9 @@ func (s *Server) run(x *exchange, rt *route) (status int) {
 	rep, err := rt.ep(x.r, caller)
 	if err != nil {
 		return s.writeError(x, err)
+	}
+	if a, ok := rep.(accepted); ok && a.accepted() {
+		return s.writeReply(x, http.StatusAccepted, rep)
 	}
 	return s.writeReply(x, http.StatusOK, rep)
 }

@@ -84,21 +84,24 @@ type file struct {
 }
 
 type leagueFile struct {
-	ID                string     `yaml:"id"`
-	BoardSize         *int       `yaml:"board_size"`
-	Schedule          string     `yaml:"schedule"`
-	EntryTier         string     `yaml:"entry_tier"`
-	TieBreak          string     `yaml:"tie_break"`
-	TieResolution     duration   `yaml:"tie_resolution"`
-	ScoreOperator     string     `yaml:"score_operator"`
-	MaxScore          int64      `yaml:"max_score"`
-	MaxGain           int64      `yaml:"max_gain"`
-	MaxAttempts       int        `yaml:"max_attempts"`
-	Retention         duration   `yaml:"retention"`
-	IdempotencyWindow duration   `yaml:"idempotency_window"`
-	DecayAfter        int        `yaml:"decay_after"`
-	Buckets           *int       `yaml:"buckets"`
-	Tiers             []tierFile `yaml:"tiers"`
+	ID                string           `yaml:"id"`
+	BoardSize         *int             `yaml:"board_size"`
+	Schedule          string           `yaml:"schedule"`
+	EntryTier         string           `yaml:"entry_tier"`
+	TieBreak          string           `yaml:"tie_break"`
+	TieResolution     duration         `yaml:"tie_resolution"`
+	ScoreOperator     string           `yaml:"score_operator"`
+	MaxScore          int64            `yaml:"max_score"`
+	MaxGain           int64            `yaml:"max_gain"`
+	MaxAttempts       int              `yaml:"max_attempts"`
+	Limits            []limitFile      `yaml:"limits"`
+	MaxGainPer        map[string]int64 `yaml:"max_gain_per"`
+	Hold              bool             `yaml:"hold"`
+	Retention         duration         `yaml:"retention"`
+	IdempotencyWindow duration         `yaml:"idempotency_window"`
+	DecayAfter        int              `yaml:"decay_after"`
+	Buckets           *int             `yaml:"buckets"`
+	Tiers             []tierFile       `yaml:"tiers"`
 }
 
 type tierFile struct {
@@ -256,8 +259,27 @@ func (lf leagueFile) build() (*league.League, error) {
 	l := &league.League{
 		ID: lf.ID, Schedule: sched, Ladder: ladder, EntryTier: lf.EntryTier,
 		TieBreak: league.TieBreak(lf.TieBreak), Operator: league.Operator(lf.ScoreOperator), MaxScore: lf.MaxScore,
-		MaxGain: lf.MaxGain, MaxAttempts: lf.MaxAttempts,
+		MaxGain: lf.MaxGain, MaxAttempts: lf.MaxAttempts, Hold: lf.Hold,
 		DecayAfter: lf.DecayAfter,
+	}
+	for i, lim := range lf.Limits {
+		if lim.Max == nil {
+			return nil, fmt.Errorf("limits[%d].max: required", i)
+		}
+		if len(lim.Extra) > 0 {
+			return nil, fmt.Errorf("limits[%d].extra: extra allowances go by channel or terminal, which league score writes do not have", i)
+		}
+		out := league.Limit{Name: lim.Name, Per: league.Per(lim.Per), Max: *lim.Max}
+		for _, d := range lim.By {
+			out.By = append(out.By, league.LimitBy(d))
+		}
+		l.Limits = append(l.Limits, out)
+	}
+	for per, most := range lf.MaxGainPer {
+		if l.MaxGainPer == nil {
+			l.MaxGainPer = map[league.Per]int64{}
+		}
+		l.MaxGainPer[league.Per(per)] = most
 	}
 	// Init reads a zero as "left out" and gives it the default, so a zero
 	// written in the file is refused here, where the two still differ (for

@@ -287,7 +287,7 @@ func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, 
 		if !end.IsZero() {
 			endArg = strconv.FormatInt(end.UnixMilli(), 10)
 		}
-		args = append(args, lim.allowance(w), start.UnixMilli(), endArg)
+		args = append(args, lim.allowance(w), start.UnixMilli(), endArg, "write")
 	}
 	args = append(args, len(l.Participants), w.Actor)
 	for _, p := range periodic {

@@ -55,6 +55,18 @@ type League struct {
 	// (RateLimited) and writes nothing. Replays of a request id are not
 	// attempts, nor are refused writes.
 	MaxAttempts int
+	// Limits cap score writes by player and by the game server's key over
+	// windows of the league's clock (limit.go): past one a write is refused
+	// (RateLimited) and writes nothing.
+	Limits []Limit
+	// MaxGainPer caps the score a player may gain in each window (an
+	// anti-cheat cap): a write that would gain more is refused
+	// (RateLimited), or held where Hold is set.
+	MaxGainPer map[Per]int64
+	// Hold keeps a write past MaxGain or MaxGainPer out of the ranking and
+	// lists it for an operator to approve or reject (hold.go), instead of
+	// refusing it.
+	Hold bool
 	// Retention is how long a settled period's boards stay readable.
 	Retention time.Duration
 	// IdempotencyWindow is how long a score write's request id is remembered.
@@ -68,6 +80,8 @@ type League struct {
 
 	entry   int
 	packing Packing
+	guards  []guard // Limits, then MaxGainPer's
+	caps    string  // score.lua's ARGV[22] with hold: the caps' names
 }
 
 // Defaults applied by Init to zero fields.
@@ -162,6 +176,9 @@ func (l *League) Init() error {
 	}
 	if l.MaxGain < 0 || l.MaxGain > l.MaxScore {
 		return fmt.Errorf("max_gain: %d is outside 0..max_score (%d); 0 sets no cap", l.MaxGain, l.MaxScore)
+	}
+	if err := l.initGuards(); err != nil {
+		return err
 	}
 	if l.Retention == 0 {
 		l.Retention = DefaultRetention

@@ -38,6 +38,11 @@ type ScoreResult struct {
 	Zone      tiers.Zone
 	// Replayed reports a retried request id: the first write's result.
 	Replayed bool
+	// Held is set when the write passed a gain cap of a league that holds
+	// such writes (League.Hold): it is not ranked, and Score, Rank and
+	// Zone are the player's standing without it, until an operator
+	// approves it (Engine.Approve).
+	Held *Held
 }
 
 // Score applies a write with the league's operator (incr, best or set). The
@@ -102,22 +107,37 @@ func (l *League) checkWrite(w ScoreWrite) error {
 // scoreArgs returns the KEYS and ARGV of score.lua for a write.
 func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []any) {
 	k := lv.keys
-	ks := []string{k.counters(p.Start.Unix()), k.record(w.Player), k.meta()}
+	ks := make([]string, 3, 6+len(lv.guards))
+	ks[0], ks[1], ks[2] = k.counters(p.Start.Unix()), k.record(w.Player), k.meta()
+	withID, attempts, hold, caps := "", "", "", ""
 	if w.RequestID != "" {
 		ks = append(ks, k.request(w.Scope, w.RequestID))
+		withID = "1"
 	}
-	attempts := ""
 	if lv.MaxAttempts > 0 {
 		ks = append(ks, k.attempts(p.Start.Unix()))
 		attempts = strconv.Itoa(lv.MaxAttempts)
 	}
+	if lv.Hold {
+		ks = append(ks, k.held(p.Start.Unix()))
+		hold, caps = "hold", lv.caps
+	}
+	args := e.scoreArgv(lv, p, prev, w.Player, w.Value, lv.maxGainArg(), attempts, withID, hold, caps)
+	if len(lv.guards) == 0 {
+		return ks, append(args, 0)
+	}
+	return lv.limitArgs(k, p, e.now(), w, ks, args)
+}
+
+// scoreArgv is score.lua's ARGV[1..22].
+func (e *Engine) scoreArgv(lv *live, p, prev Period, player string, value int64, maxGain, attempts, withID, hold, holdArg string) []any {
 	pk := lv.Packing()
-	return ks, []any{
-		e.clock.Arg(), p.Start.Unix(), p.End.Unix(), k.prefix, w.Player,
-		string(lv.Operator), w.Value, lv.MaxScore,
+	return []any{
+		e.clock.Arg(), p.Start.Unix(), p.End.Unix(), lv.keys.prefix, player,
+		string(lv.Operator), value, lv.MaxScore,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
-		(lv.IdempotencyWindow + e.expiryLag).Milliseconds(), prev.Start.Unix(), lv.epoch, lv.codes, lv.maxGainArg(),
-		attempts, (lv.Retention + e.expiryLag).Milliseconds(),
+		(lv.IdempotencyWindow + e.expiryLag).Milliseconds(), prev.Start.Unix(), lv.epoch, lv.codes, maxGain,
+		attempts, (lv.Retention + e.expiryLag).Milliseconds(), withID, hold, holdArg,
 	}
 }
 
@@ -125,7 +145,7 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 // write went to the wrong period and must be retried.
 func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWrite, reply []any) (res ScoreResult, retryAt int64, err error) {
 	switch scripts.Status(reply[0].(int64)) {
-	case scripts.OK, scripts.Existing:
+	case scripts.OK, scripts.Existing, scripts.Held:
 		raw, _ := reply[1].(string)
 		rec, ok := decodeRecord(raw)
 		if !ok {
@@ -149,6 +169,11 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 			Score: reply[2].(int64), Rank: int(reply[3].(int64)), BoardSize: int(reply[4].(int64)),
 			Replayed: scripts.Status(reply[0].(int64)) == scripts.Existing,
 		}
+		if scripts.Status(reply[0].(int64)) == scripts.Held {
+			cap, _ := reply[6].(string)
+			res.Held = &Held{ID: reply[5].(int64), Period: p, Player: w.Player, Value: w.Value, Cap: cap}
+			res.Replayed = reply[7].(int64) == 1
+		}
 		res.Zone = lv.Ladder.Zone(idx, res.Rank, res.BoardSize, res.Score)
 		return res, 0, nil
 	case scripts.WrongPeriod:
@@ -169,8 +194,13 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 		return res, 0, Errorf(Overflow, "%s %d would take player %q from %d past the league's maximum score %d",
 			op, w.Value, w.Player, reply[1].(int64), lv.MaxScore)
 	case scripts.TooMuch:
+		if c, _ := reply[3].(int64); c > 0 {
+			return res, 0, lv.refusal(int(c)-1, p, e.now())
+		}
 		op, _ := reply[2].(string)
 		return res, 0, lv.tooMuch(op, w, reply[1].(int64))
+	case scripts.Limited:
+		return res, 0, lv.refusal(int(reply[1].(int64))-1, p, e.now())
 	case scripts.Attempts:
 		r := &attemptsUsed{ends: p.End, now: e.clock.Now()}
 		return res, 0, &Error{Code: RateLimited, Field: "player_id", Err: r, Message: fmt.Sprintf(

@@ -146,8 +146,9 @@ func (l *League) checkValue(v int64) error {
 		return &Error{Code: Overflow, Message: "value " + strconv.FormatInt(v, 10) +
 			" is over the league's maximum score " + strconv.FormatInt(l.MaxScore, 10)}
 	}
-	if l.MaxGain > 0 && l.Operator == Incr && v > l.MaxGain {
-		// an increment adds its value: refused before Redis
+	if l.MaxGain > 0 && l.Operator == Incr && v > l.MaxGain && !l.Hold {
+		// an increment adds its value: refused before Redis (a league
+		// that holds such writes lets score.lua hold it)
 		return &Error{Code: Overflow, Field: "value", Message: fmt.Sprintf(
 			"%d is over the league's max_gain %d, the most one write may add; nothing was written", v, l.MaxGain)}
 	}

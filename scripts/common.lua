@@ -100,3 +100,45 @@ local function reached(now, start_s, end_s, unit, shift, asc)
   if tie < 0 then return 0 elseif tie > shift - 1 then return shift - 1 end
   return tie
 end
+
+--- limits
+-- Rate limits (league/limit.go, leaderboard/limit.go): r counters at
+-- KEYS[k..k+r-1], four ARGV each from ARGV[a]: the most the window allows;
+-- its start and end in ms (end '' for a window that never ends); and what
+-- a write adds to it, 'write' (one) or 'gain' (the score it gains).
+-- limits_over returns the first limit of measure m that a write gaining
+-- gain would take past its most, 0 when none, or -1 when now is outside a
+-- window (the caller placed them on a clock that is not Redis's: it
+-- recomputes and retries).
+local function limits_over(k, a, r, m, gain, now)
+  for l = 1, r do
+    local b = a + 4 * (l - 1)
+    if ARGV[b + 3] == m then
+      if now < tonumber(ARGV[b + 1]) or (ARGV[b + 2] ~= '' and now >= tonumber(ARGV[b + 2])) then
+        return -1
+      end
+      local add = 1
+      if m == 'gain' then add = gain end
+      if add > 0 and tonumber(redis.call('GET', KEYS[k + l - 1]) or 0) + add > tonumber(ARGV[b]) then
+        return l
+      end
+    end
+  end
+  return 0
+end
+
+-- limits_take consumes the limits of measure m (every one when m is nil);
+-- a counter outlives its window by a minute, for the clocks of callers
+-- that lag Redis's.
+local function limits_take(k, a, r, m, gain, now)
+  for l = 1, r do
+    local b = a + 4 * (l - 1)
+    if m == nil or ARGV[b + 3] == m then
+      local add = 1
+      if ARGV[b + 3] == 'gain' then add = gain end
+      if add > 0 and redis.call('INCRBY', KEYS[k + l - 1], add) == add and ARGV[b + 2] ~= '' then
+        redis.call('PEXPIRE', KEYS[k + l - 1], tonumber(ARGV[b + 2]) - now + 60000)
+      end
+    end
+  end
+end

@@ -51,10 +51,10 @@
 -- then ARGV[13 + 6n + 6w] -> c, the number of carry-overs, and four per carry-over:
 --   i, the periodic board that carries; its share in percent (1-100); start and
 --   end (Unix s) of the period after i's
--- then ARGV[14 + 6n + 6w + 4c] -> r, the number of rate limits, and three per limit:
---   the most writes its window allows this one's dimensions; start and end (ms)
---   of its window ('' for ever)
--- then ARGV[15 + 6n + 6w + 4c + 3r] -> h, the number of participant counts, the actor,
+-- then ARGV[14 + 6n + 6w + 4c] -> r, the number of rate limits, and four per limit
+--   (common.lua's limits): the most writes its window allows this one's dimensions;
+--   start and end (ms) of its window ('' for ever); 'write'
+-- then ARGV[15 + 6n + 6w + 4c + 4r] -> h, the number of participant counts, the actor,
 --   and two per count: end (Unix s) of its period, its retention (ms; '' for all time)
 --
 -- Returns one of
@@ -70,7 +70,7 @@
 --   {16, l, end}                            rate limit l is reached; its window ends at end (ms,
 --                                           -1: never); nothing written, nothing consumed
 --
--- uses: int now_ms reached
+-- uses: int now_ms reached limits
 
 -- P: the first periodic board's arguments
 local P = 13
@@ -126,15 +126,12 @@ end
 local c0 = P + 6 * n + 6 * w
 local ck = key -- the first carry-over key, then the limits' counters
 local r0 = c0 + 1 + 4 * tonumber(ARGV[c0])
-local lk = key + tonumber(ARGV[c0])
-for l = 1, tonumber(ARGV[r0]) do
-  local a = r0 + 1 + 3 * (l - 1)
-  if ARGV[a + 2] ~= '' and (now < tonumber(ARGV[a + 1]) or now >= tonumber(ARGV[a + 2])) then
-    return {2, now}
-  end
-  if tonumber(redis.call('GET', KEYS[lk + l - 1]) or 0) >= tonumber(ARGV[a]) then
-    return {16, l, tonumber(ARGV[a + 2]) or -1}
-  end
+local lk, nl = key + tonumber(ARGV[c0]), tonumber(ARGV[r0])
+local over = limits_over(lk, r0 + 1, nl, 'write', 1, now)
+if over < 0 then
+  return {2, now}
+elseif over > 0 then
+  return {16, over, tonumber(ARGV[r0 + 4 * over - 1]) or -1}
 end
 
 local op, value, max, asc = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == 'asc'
@@ -329,18 +326,13 @@ for c = 1, tonumber(ARGV[c0]) do
   end
 end
 
--- Written: every limit consumed, its counter kept a minute past its window.
-for l = 1, tonumber(ARGV[r0]) do
-  local a = r0 + 1 + 3 * (l - 1)
-  if redis.call('INCR', KEYS[lk + l - 1]) == 1 and ARGV[a + 2] ~= '' then
-    redis.call('PEXPIRE', KEYS[lk + l - 1], tonumber(ARGV[a + 2]) - now + 60000)
-  end
-end
+-- Written: every limit consumed.
+limits_take(lk, r0 + 1, nl, nil, 1, now)
 
 -- Participants: the actor joins the period's HyperLogLogs, the
 -- leaderboard's and the member's.
-local h0 = r0 + 1 + 3 * tonumber(ARGV[r0])
-local hk = lk + tonumber(ARGV[r0])
+local h0 = r0 + 1 + 4 * nl
+local hk = lk + nl
 for h = 1, tonumber(ARGV[h0]) do
   local a = h0 + 2 + 2 * (h - 1)
   for _, hll in ipairs({KEYS[hk + 2 * (h - 1)], KEYS[hk + 2 * h - 1]}) do

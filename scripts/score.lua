@@ -4,8 +4,12 @@
 -- KEYS[1] -> <ns>:{L}:c:<Q>   period counters ('closed')
 -- KEYS[2] -> <ns>:{L}:r:<b>   the player's record bucket
 -- KEYS[3] -> <ns>:{L}:meta    'epoch'; 'op:<Q>', Q's score operator
--- KEYS[4] -> <ns>:{L}:q:<id>  the request's stored result (only with a request id)
--- last    -> <ns>:{L}:a:<Q>   the period's accepted writes per player (only with ARGV[18])
+-- then, in this order, those the write needs:
+--   <ns>:{L}:q:<scope>:<id>   the request's stored result (ARGV[20] = '1')
+--   <ns>:{L}:a:<Q>            the period's writes per player (ARGV[18])
+--   <ns>:{L}:h:<Q>            the period's held writes (ARGV[21]): 'seq', the last id given,
+--                             and per id '<ms>:<value>:<cap>:<player>'
+--   the rate limits' counters, ARGV[23] of them (common.lua's limits)
 -- ARGV[1]  -> now in ms, or '' for Redis TIME
 -- ARGV[2]  -> Q start (Unix s)   ARGV[3] -> Q end (Unix s)
 -- ARGV[4]  -> key prefix <ns>:{L}:
@@ -20,7 +24,14 @@
 -- ARGV[16] -> the tier codes the caller knows, one byte each
 -- ARGV[17] -> the most one write may add to a score (anti-cheat), '' for no cap
 -- ARGV[18] -> the most writes a player may make in a period, '' for no cap
--- ARGV[19] -> the league's retention (ms): the attempts key expires that long after Q
+-- ARGV[19] -> the league's retention (ms): the attempts and held keys expire that long after Q
+-- ARGV[20] -> '1' with a request id
+-- ARGV[21] -> '' | 'hold': a write past a gain cap is held, not refused |
+--             'approve': apply held write ARGV[22] (its value; no cap, limit or attempt applies)
+-- ARGV[22] -> with 'hold', the caps' names: 'max_gain', then each gain limit's, spaces between;
+--             with 'approve', the held write's id
+-- ARGV[23] -> r, the number of rate limits, then four each (common.lua's limits): the player's
+--             and the key's write limits ('write') and the player's gain limits ('gain')
 --
 -- Returns one of
 --   {0, record, score, rank, size}  written (or unchanged): the player's 9-byte record
@@ -37,27 +48,43 @@
 --                        stale (Redis lost the league, or a restore replaced it); nothing written
 --   {13, tier}           the player is in a tier the caller's config lacks (its code is not
 --                        in ARGV[16]): the caller could not describe the result; nothing written
---   {17, score, op}      the write would add more than ARGV[17]: the current score and the
---                        operator applied; nothing written
+--   {16, l, end}         write limit l is reached; its window ends at end (ms, -1: never);
+--                        nothing written, nothing consumed
+--   {17, score, op, c}   the write would gain more than cap c allows (0: ARGV[17], the most
+--                        one write may add; l: gain limit l, whose window ends at ARGV's):
+--                        the current score and the operator applied; nothing written
 --   {18, used}           the player made ARGV[18] writes in Q already; nothing written
+--   {19, record, score, rank, size, id, cap, replayed}  held for an operator (ARGV[21] = 'hold'):
+--                        not ranked; the player's unchanged standing, the held write's id in
+--                        Q, the cap it passed, and 1 for a retry's stored answer
+--   {20}                 approve: no held write ARGV[22] of this player in Q (decided already)
 --
--- uses: rec_decode board_key here int now_ms tie_bits
+-- uses: rec_decode board_key here int now_ms tie_bits limits
 
 if redis.call('HGET', KEYS[3], 'epoch') ~= ARGV[15] then
   return {11}
 end
 local player = ARGV[5]
-local attempts = ARGV[18] ~= '' and KEYS[#KEYS]
-local rid = #KEYS - (attempts and 1 or 0) >= 4 and KEYS[4]
+local k = 4
+local rid, attempts, held
+if ARGV[20] == '1' then rid, k = KEYS[k], k + 1 end
+if ARGV[18] ~= '' then attempts, k = KEYS[k], k + 1 end
+if ARGV[21] ~= '' then held, k = KEYS[k], k + 1 end
+local nl = tonumber(ARGV[23])
 if rid then
-  -- stored: record (9 bytes) score:rank:size:player
+  -- stored: record (9 bytes) score:rank:size:player, after 'h<id> <cap> ' when held
   local stored = redis.call('GET', rid)
   if stored then
-    local sc, rk, sz, who = string.match(stored, '^(%d+):(%d+):(%d+):(.*)$', 10)
+    local id, cap, at = string.match(stored, '^h(%d+) (%S+) ()')
+    local rec = string.sub(stored, at or 1, (at or 1) + 8)
+    local sc, rk, sz, who = string.match(stored, '^(%d+):(%d+):(%d+):(.*)$', (at or 1) + 9)
     if who ~= player then
       return {8}
     end
-    return {1, string.sub(stored, 1, 9), tonumber(sc), tonumber(rk), tonumber(sz)}
+    if id then
+      return {19, rec, tonumber(sc), tonumber(rk), tonumber(sz), tonumber(id), cap, 1}
+    end
+    return {1, rec, tonumber(sc), tonumber(rk), tonumber(sz)}
   end
 end
 
@@ -85,8 +112,33 @@ if not string.find(ARGV[16], string.char(t), 1, true) then
   return {13, t}
 end
 
+local value = tonumber(ARGV[7])
+if ARGV[21] == 'approve' then
+  local entry = redis.call('HGET', held, ARGV[22])
+  local v, who = string.match(entry or '', '^%d+:(%d+):[^:]*:(.*)$')
+  if who ~= player then
+    return {20}
+  end
+  value = tonumber(v)
+end
 if attempts and tonumber(redis.call('HGET', attempts, player) or 0) >= tonumber(ARGV[18]) then
   return {18, tonumber(ARGV[18])}
+end
+local over = limits_over(k, 24, nl, 'write', 1, now)
+if over < 0 then
+  return {2, now}
+elseif over > 0 then
+  return {16, over, tonumber(ARGV[24 + 4 * over - 2]) or -1}
+end
+
+-- The write is allowed: consume the write limits and the attempt (also
+-- when it is held, as it was made), then the gain limits with what it
+-- gained.
+local function consumed(gain)
+  limits_take(k, 24, nl, nil, gain, now)
+  if attempts and redis.call('HINCRBY', attempts, player, 1) == 1 then
+    redis.call('PEXPIRE', attempts, qe * 1000 + tonumber(ARGV[19]) - now)
+  end
 end
 
 local size, slot_bits, time_bits = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
@@ -94,28 +146,64 @@ local board = math.ceil(n / size)
 local bk = board_key(ARGV[4], qs, t, board)
 here(bk, KEYS[2])
 local shift = 2 ^ (time_bits + slot_bits)
+
+-- capped returns the cap a gain passes: 0 for ARGV[17], l for gain limit
+-- l, nil for none, or -1 when a gain limit's window is not Redis's now.
+local function capped(gain)
+  if ARGV[17] ~= '' and gain > tonumber(ARGV[17]) then
+    return 0
+  end
+  local l = limits_over(k, 24, nl, 'gain', gain, now)
+  if l ~= 0 then return l end
+end
+
+-- stop answers a write past cap c: held where the league holds them
+-- (ARGV[21]), else refused.
+local function stop(c, current, op)
+  if c < 0 then
+    return {2, now}
+  elseif held == nil or ARGV[21] ~= 'hold' then
+    return {17, current, op, c}
+  end
+  local names = {}
+  for name in string.gmatch(ARGV[22], '%S+') do names[#names + 1] = name end
+  local cap = names[c + 1]
+  local id = redis.call('HINCRBY', held, 'seq', 1)
+  if id == 1 then
+    redis.call('PEXPIRE', held, qe * 1000 + tonumber(ARGV[19]) - now)
+  end
+  redis.call('HSET', held, id, now .. ':' .. value .. ':' .. cap .. ':' .. player)
+  consumed(0)
+  local rank = redis.call('ZREVRANK', bk, player) + 1
+  local card = redis.call('ZCARD', bk)
+  if rid then
+    redis.call('SET', rid, 'h' .. id .. ' ' .. cap .. ' ' .. rec .. int(current) .. ':' .. rank .. ':' .. card .. ':' .. player, 'PX', ARGV[13])
+  end
+  return {19, rec, current, rank, card, id, cap, 0}
+end
+
 -- The operator the period's first join recorded: replicas rolling out a new
 -- score_operator never mix two in one period. A period begun by a version
 -- that recorded none takes the one of its first write here (recorded below,
 -- after the board's write: the first write touches the board).
 local op_field = 'op:' .. qs
 local recorded_op = redis.call('HGET', KEYS[3], op_field)
-local op, value, max = recorded_op or ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
-local score
+local op, max = recorded_op or ARGV[6], tonumber(ARGV[8])
+local score, gain
 if op == 'incr' and time_bits == 0 and max * 2 * shift < 2 ^ 53 then
   -- Join-order ties keep the low bits, so an increment is one ZADD INCR
   -- instead of ZSCORE + ZADD. Sums stay below 2^53, where doubles are exact,
   -- so a write past the maximum is undone exactly.
-  if ARGV[17] ~= '' and value > tonumber(ARGV[17]) then
-    -- the caller refuses these for an incr league; a period whose first
-    -- join recorded incr under another configured operator lands here
-    return {17, math.floor(tonumber(redis.call('ZSCORE', bk, player)) / shift), op}
+  local c = capped(value)
+  if c then
+    return stop(c, math.floor(tonumber(redis.call('ZSCORE', bk, player)) / shift), op)
   end
   score = math.floor(tonumber(redis.call('ZADD', bk, 'XX', 'INCR', value * shift, player)) / shift)
   if score > max then
     redis.call('ZADD', bk, 'XX', 'INCR', -value * shift, player)
     return {7, score - value, op}
   end
+  gain = value
 else
   local current = math.floor(tonumber(redis.call('ZSCORE', bk, player)) / shift)
   score = value
@@ -127,8 +215,10 @@ else
   if score > max then
     return {7, current, op}
   end
-  if ARGV[17] ~= '' and score - current > tonumber(ARGV[17]) then
-    return {17, current, op}
+  gain = score - current
+  local c = capped(gain)
+  if c then
+    return stop(c, current, op)
   end
   if score ~= current then
     local slot = n - (board - 1) * size
@@ -142,8 +232,10 @@ if not recorded_op then
 end
 local rank = redis.call('ZREVRANK', bk, player) + 1
 local card = redis.call('ZCARD', bk)
-if attempts and redis.call('HINCRBY', attempts, player, 1) == 1 then
-  redis.call('PEXPIRE', attempts, qe * 1000 + tonumber(ARGV[19]) - now)
+if ARGV[21] == 'approve' then
+  redis.call('HDEL', held, ARGV[22])
+else
+  consumed(gain)
 end
 if rid then
   redis.call('SET', rid, rec .. int(score) .. ':' .. rank .. ':' .. card .. ':' .. player, 'PX', ARGV[13])

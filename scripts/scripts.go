@@ -145,9 +145,11 @@ const (
 	OtherTier   Status = 13 // score: the player's tier code is not one the caller knows: reply[1]
 	NeedSeed    Status = 14 // leaderboard write: a rolling board is not filled yet; send its buckets
 	Busy        Status = 15 // leaderboard pre-fill: another process holds the lease
-	Limited     Status = 16 // leaderboard write: a rate limit is reached (reply[1] which, reply[2] when it frees)
-	TooMuch     Status = 17 // score: the write would add more than the league's max_gain
+	Limited     Status = 16 // leaderboard and score writes: a rate limit is reached (reply[1] which, reply[2] when it frees)
+	TooMuch     Status = 17 // score: the write would gain more than a cap allows (reply[3]: 0 max_gain, l gain limit l)
 	Attempts    Status = 18 // score: the player used the league's max_attempts in the period
+	Held        Status = 19 // score: the write passed a gain cap and is held for an operator
+	NotHeld     Status = 20 // score (approve): no such held write
 )
 
 // Load loads every script into the server's script cache, so pipelines of

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -42,6 +44,19 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 			pk.ScoreBits, pk.TimeBits, pk.SlotBits, pk.ScoreBits+pk.TimeBits+pk.SlotBits, pk.MaxExact, l.MaxScore)
 		if l.MaxGain > 0 || l.MaxAttempts > 0 {
 			fmt.Fprintf(w, "  guards\tmax_gain %d a write, max_attempts %d a period (0: no cap)\n", l.MaxGain, l.MaxAttempts)
+		}
+		for _, lim := range l.Limits {
+			var by []string
+			for _, d := range lim.By {
+				by = append(by, string(d))
+			}
+			fmt.Fprintf(w, "  limit %s\tby %s, at most %d writes a %s\n", lim.Name, strings.Join(by, "+"), lim.Max, lim.Per)
+		}
+		for _, per := range slices.Sorted(maps.Keys(l.MaxGainPer)) {
+			fmt.Fprintf(w, "  limit gain-%s\tby player, at most %d points gained a %s\n", per, l.MaxGainPer[per], per)
+		}
+		if l.Hold {
+			fmt.Fprintf(w, "  hold\twrites past max_gain or max_gain_per are held for an operator, not refused\n")
 		}
 		decay := "no decay"
 		if l.DecayAfter > 0 {
