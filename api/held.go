@@ -75,7 +75,9 @@ func (s *Server) approve(r *http.Request, caller *Key) (reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := decodeBody(r, true, func(d *decoder) error { return d.object("body", func(name []byte) error { return unknownField("", name) }) }); err != nil {
+	if err := decodeBody(r, true, func(d *decoder) error {
+		return d.object("body", func(name []byte) error { return unknownField("", name) })
+	}); err != nil {
 		return nil, err
 	}
 	res, err := s.engine.Approve(r.Context(), leagueID, id)
