@@ -69,4 +69,10 @@ func TestLeagueGuards(t *testing.T) {
 	if st := f.must("GET", "/v1/leagues/weekly/players/ann", ""); st["score"] != 91.0 {
 		t.Fatalf("ann after it all: %v", st)
 	}
+	if got := metricValue(t, f, "league_score_limit_refusals_total", "league", "weekly", "limit", "player-minute"); got != 1 {
+		t.Errorf("refusals counted: %v, want 1", got)
+	}
+	if got := metricValue(t, f, "league_score_held_total", "league", "weekly", "cap", "max_gain"); got != 2 {
+		t.Errorf("held writes counted: %v, want 2", got)
+	}
 }

@@ -27,6 +27,9 @@ type metrics struct {
 	redisErrors, postgresErrors prometheus.Counter
 	// refusals counts leaderboard writes a rate limit refused.
 	refusals *prometheus.CounterVec
+	// scoreRefusals and held count league score writes a guard refused,
+	// and those held for an operator.
+	scoreRefusals, held *prometheus.CounterVec
 }
 
 // durationBuckets span a cached read (~100µs) to a stuck dependency.
@@ -54,8 +57,18 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		Name: "league_leaderboard_limit_refusals_total",
 		Help: "Leaderboard writes a rate limit refused, by leaderboard and limit.",
 	}, []string{"leaderboard", "limit"}))
+	scoreRefusals := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "league_score_limit_refusals_total",
+		Help: "League score writes a guard refused (a limit, max_gain_per, max_attempts), by league and limit.",
+	}, []string{"league", "limit"}))
+	held := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "league_score_held_total",
+		Help: "League score writes held for an operator (hold), by league and the cap they passed.",
+	}, []string{"league", "cap"}))
 	return &metrics{
 		refusals:       refusals,
+		scoreRefusals:  scoreRefusals,
+		held:           held,
 		requests:       requests,
 		duration:       duration,
 		keyRequests:    keyRequests,

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -19,6 +20,7 @@ func (s *Server) score(r *http.Request, caller *Key) (reply, error) {
 		return nil, err
 	}
 	res, err := s.engine.Score(r.Context(), leagueID, w)
+	s.countGuards(leagueID, res, err)
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
@@ -42,6 +44,7 @@ func (s *Server) scoreBatch(r *http.Request, caller *Key) (reply, error) {
 		return nil, s.redisErr(err)
 	}
 	for i, e := range errs {
+		s.countGuards(leagueID, results[i], e)
 		if e != nil {
 			s.redisErr(e)
 			if league.ErrorCode(e) == league.Internal {
@@ -50,6 +53,19 @@ func (s *Server) scoreBatch(r *http.Request, caller *Key) (reply, error) {
 		}
 	}
 	return batchReply{league: leagueID, writes: writes, results: results, errs: errs}, nil
+}
+
+// countGuards counts a score write a guard refused, or that was held.
+func (s *Server) countGuards(leagueID string, res league.ScoreResult, err error) {
+	var r *league.Refusal
+	switch {
+	case errors.As(err, &r):
+		s.metrics.scoreRefusals.WithLabelValues(leagueID, r.Limit).Inc()
+	case league.ErrorCode(err) == league.RateLimited:
+		s.metrics.scoreRefusals.WithLabelValues(leagueID, "max_attempts").Inc()
+	case err == nil && res.Held != nil && !res.Replayed:
+		s.metrics.held.WithLabelValues(leagueID, res.Held.Cap).Inc()
+	}
 }
 
 // scoreReply is the reply of a score write:
