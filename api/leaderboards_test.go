@@ -211,6 +211,9 @@ func TestLeaderboardRateLimit(t *testing.T) {
 	if got := f.must("GET", "/v1/leaderboards/votes/boards/day", ""); got["size"] != 1.0 || got["participants"] != 1.0 {
 		t.Fatalf("the refused vote wrote: %v", got)
 	}
+	if got := f.must("GET", "/v1/leaderboards/votes/boards/day?around=cand", ""); got["participants"] != 1.0 {
+		t.Fatalf("the window around cand: %v, want 1 participant", got)
+	}
 	if st := f.must("GET", "/v1/leaderboards/votes/members/cand", "")["boards"].([]any)[0].(map[string]any); st["participants"] != 1.0 {
 		t.Fatalf("cand's participants: %v", st)
 	}

@@ -17,8 +17,9 @@ type archiveKey struct {
 }
 
 type archivedPeriod struct {
-	members int
-	entries []leaderboard.Entry
+	members      int
+	participants int64 // -1: not counted
+	entries      []leaderboard.Entry
 }
 
 // LastArchived implements leaderboard.Archive.
@@ -39,27 +40,27 @@ func (s *Store) LastArchived(_ context.Context, id string, k leaderboard.Kind) (
 }
 
 // ArchivePeriod implements leaderboard.Archive.
-func (s *Store) ArchivePeriod(_ context.Context, id string, p leaderboard.Period, members int, entries []leaderboard.Entry) (bool, error) {
+func (s *Store) ArchivePeriod(_ context.Context, id string, p leaderboard.Period, members int, participants int64, entries []leaderboard.Entry) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := archiveKey{id, p.Kind, p.Start.Unix()}
 	if _, done := s.archives[key]; done {
 		return false, nil
 	}
-	s.archives[key] = archivedPeriod{members: members, entries: append([]leaderboard.Entry(nil), entries...)}
+	s.archives[key] = archivedPeriod{members: members, participants: max(participants, -1), entries: append([]leaderboard.Entry(nil), entries...)}
 	return true, nil
 }
 
 // ArchivedPage implements leaderboard.Archive.
-func (s *Store) ArchivedPage(_ context.Context, id string, p leaderboard.Period, offset, limit int) ([]leaderboard.Entry, int, bool, error) {
+func (s *Store) ArchivedPage(_ context.Context, id string, p leaderboard.Period, offset, limit int) ([]leaderboard.Entry, int, int64, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a, ok := s.archives[archiveKey{id, p.Kind, p.Start.Unix()}]
 	if !ok {
-		return []leaderboard.Entry{}, 0, false, nil
+		return []leaderboard.Entry{}, 0, -1, false, nil
 	}
 	from, to := min(offset, len(a.entries)), min(offset+limit, len(a.entries))
-	return append([]leaderboard.Entry{}, a.entries[from:to]...), a.members, true, nil
+	return append([]leaderboard.Entry{}, a.entries[from:to]...), a.members, a.participants, true, nil
 }
 
 // ArchivedRank implements leaderboard.Archive.

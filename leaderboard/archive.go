@@ -20,13 +20,15 @@ type Archive interface {
 	// leaderboard id's boards of kind k, zero when none is.
 	LastArchived(ctx context.Context, id string, k Kind) (time.Time, error)
 	// ArchivePeriod stores the standings of period p exactly once, with
-	// members, how many the board held (entries may be only its top). It
-	// reports false, storing nothing, when p was archived already.
-	ArchivePeriod(ctx context.Context, id string, p Period, members int, entries []Entry) (bool, error)
+	// members, how many the board held (entries may be only its top), and
+	// participants, its distinct actors (-1: not counted). It reports
+	// false, storing nothing, when p was archived already.
+	ArchivePeriod(ctx context.Context, id string, p Period, members int, participants int64, entries []Entry) (bool, error)
 	// ArchivedPage returns limit entries of archived period p from rank
-	// offset+1, and how many members its board held; found is false when
-	// p is not archived.
-	ArchivedPage(ctx context.Context, id string, p Period, offset, limit int) (entries []Entry, members int, found bool, err error)
+	// offset+1, how many members its board held and its participants (-1:
+	// not counted, or archived before counts were kept); found is false
+	// (and participants -1) when p is not archived.
+	ArchivedPage(ctx context.Context, id string, p Period, offset, limit int) (entries []Entry, members int, participants int64, found bool, err error)
 	// ArchivedRank returns member's rank in archived period p, 0 when it is
 	// not among the archived entries (or p is not archived).
 	ArchivedRank(ctx context.Context, id string, p Period, member string) (int, error)
@@ -132,12 +134,23 @@ func (e *Engine) Archive(ctx context.Context, id string) ([]Archived, error) {
 	return out, nil
 }
 
-// archivePeriod reads the closed board of p from Redis and stores it.
+// archivePeriod reads the closed board of p from Redis, and its
+// participant count where the leaderboard keeps one, and stores them.
 func (e *Engine) archivePeriod(ctx context.Context, l *Leaderboard, p Period) (Archived, error) {
 	key := e.keys(l).board(p)
-	members, err := e.rdb.ZCard(ctx, key).Result()
+	pipe := e.rdb.Pipeline()
+	size := pipe.ZCard(ctx, key)
+	var counted *redis.IntCmd
+	if slices.Contains(l.Participants, p.Kind) {
+		counted = pipe.PFCount(ctx, e.keys(l).participants(p))
+	}
+	_, err := pipe.Exec(ctx)
 	if err != nil {
 		return Archived{}, league.RedisError("leaderboard archive", err)
+	}
+	members, participants := size.Val(), int64(-1)
+	if counted != nil {
+		participants = counted.Val()
 	}
 	keep := int(members)
 	if l.Archive.Top > 0 {
@@ -163,7 +176,7 @@ func (e *Engine) archivePeriod(ctx context.Context, l *Leaderboard, p Period) (A
 			entries = append(entries, Entry{Rank: len(entries) + 1, Member: z.Member.(string), Score: int64(math.Floor(z.Score / shift))})
 		}
 	}
-	saved, err := e.archive.ArchivePeriod(ctx, l.ID, p, int(members), entries)
+	saved, err := e.archive.ArchivePeriod(ctx, l.ID, p, int(members), participants, entries)
 	if err != nil {
 		return Archived{}, err
 	}
@@ -180,11 +193,11 @@ func (e *Engine) pastRetention(l *Leaderboard, p Period) bool {
 
 // archivedTop is Top of a period past its retention.
 func (e *Engine) archivedTop(ctx context.Context, l *Leaderboard, p Period, offset, limit int) (Board, error) {
-	entries, members, _, err := e.archive.ArchivedPage(ctx, l.ID, p, offset, limit)
+	entries, members, participants, _, err := e.archive.ArchivedPage(ctx, l.ID, p, offset, limit)
 	if err != nil {
 		return Board{}, err
 	}
-	return Board{Period: p, Entries: entries, Size: members, Archived: true, Participants: -1}, e.names(ctx, l, entries)
+	return Board{Period: p, Entries: entries, Size: members, Archived: true, Participants: participants}, e.names(ctx, l, entries)
 }
 
 // archivedAround is Around of a period past its retention.

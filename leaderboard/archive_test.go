@@ -40,11 +40,11 @@ type failing struct {
 	fail bool
 }
 
-func (f *failing) ArchivePeriod(ctx context.Context, id string, p leaderboard.Period, members int, entries []leaderboard.Entry) (bool, error) {
+func (f *failing) ArchivePeriod(ctx context.Context, id string, p leaderboard.Period, members int, participants int64, entries []leaderboard.Entry) (bool, error) {
 	if f.fail {
 		return false, errors.New("killed")
 	}
-	return f.Archive.ArchivePeriod(ctx, id, p, members, entries)
+	return f.Archive.ArchivePeriod(ctx, id, p, members, participants, entries)
 }
 
 // TestArchive: a closed day is archived once (its top 3 of 5), missed days
@@ -119,5 +119,55 @@ func TestArchive(t *testing.T) {
 				t.Fatalf("around a member past the kept top: %v, want not found", err)
 			}
 		})
+	}
+}
+
+// TestArchiveParticipants: a closed period's participant count is archived
+// with it, and read back past retention (a page and the window around a
+// member); -1 where the leaderboard does not count them.
+func TestArchiveParticipants(t *testing.T) {
+	for _, a := range archives {
+		for _, tc := range []struct {
+			name    string
+			counted []leaderboard.Kind
+			want    int64
+		}{
+			{"counted", []leaderboard.Kind{leaderboard.Day}, 3},
+			{"not counted", nil, -1},
+		} {
+			t.Run(a.name+"/"+tc.name, func(t *testing.T) {
+				f := &fixture{tb: t, ctx: context.Background(), ns: testsvc.Namespace(t), clock: testsvc.NewClock(start)}
+				f.rdb = testsvc.Redis(t, f.ns)
+				l := newLeaderboard(t, func(l *leaderboard.Leaderboard) {
+					l.Kinds = []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime}
+					l.Retention = map[leaderboard.Kind]time.Duration{leaderboard.Day: 36 * time.Hour}
+					l.Archive = &leaderboard.ArchivePolicy{Top: 2}
+					l.Participants = tc.counted
+				})
+				e, err := leaderboard.Open(f.ctx, f.rdb, []*leaderboard.Leaderboard{l}, leaderboard.WithNamespace(f.ns),
+					leaderboard.WithClock(f.clock.Now), leaderboard.WithArchive(a.new(t)))
+				testsvc.Must(t, err, "Open")
+				day := l.Calendar.At(leaderboard.Day, start)
+				// three actors, one of them twice; ann falls out of the kept top
+				for _, w := range []struct{ member, actor string }{{"ann", "fan1"}, {"ben", "fan2"}, {"cid", "fan3"}, {"cid", "fan1"}} {
+					_, err := e.Write(f.ctx, "kills", leaderboard.Write{Member: w.member, Value: 1, Actor: w.actor})
+					testsvc.Must(t, err, "write")
+				}
+				f.clock.Set(day.End.Add(10 * time.Second))
+				_, err = e.Archive(f.ctx, "kills")
+				testsvc.Must(t, err, "Archive")
+				f.clock.Set(day.End.Add(48 * time.Hour)) // past its retention: read from the archive
+				b, err := e.Top(f.ctx, "kills", leaderboard.Day, day.ID(), 0, 10)
+				testsvc.Must(t, err, "Top")
+				if !b.Archived || b.Participants != tc.want {
+					t.Fatalf("archived day: archived %v, %d participants; want true, %d", b.Archived, b.Participants, tc.want)
+				}
+				b, err = e.Around(f.ctx, "kills", leaderboard.Day, day.ID(), "ben", 1)
+				testsvc.Must(t, err, "Around")
+				if !b.Archived || b.Participants != tc.want {
+					t.Fatalf("around ben on the archived day: archived %v, %d participants; want true, %d", b.Archived, b.Participants, tc.want)
+				}
+			})
+		}
 	}
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // TestParticipants: distinct actors counted per period on the leaderboard
-// and per member; 100,000 voters counted within 2% on Redis.
+// (a page and the window around a member) and per member; 100,000 voters
+// counted within 2% on Redis.
 func TestParticipants(t *testing.T) {
 	for _, b := range testsvc.Backends {
 		t.Run(b.Name, func(t *testing.T) {
@@ -47,6 +48,12 @@ func TestParticipants(t *testing.T) {
 			board, err := f.engine.Top(f.ctx, "kills", leaderboard.Day, "", 0, 1)
 			testsvc.Must(t, err, "top")
 			within("the day", board.Participants, voters)
+			around, err := f.engine.Around(f.ctx, "kills", leaderboard.Day, "", "y", 1)
+			testsvc.Must(t, err, "around")
+			within("the day around y", around.Participants, voters)
+			if len(around.Entries) != 2 {
+				t.Errorf("around y: %v, want x and y", around.Entries)
+			}
 			st, err := f.engine.Member(f.ctx, "kills", "x")
 			testsvc.Must(t, err, "member")
 			within("x's day", st[0].Participants, voters)
@@ -60,6 +67,11 @@ func TestParticipants(t *testing.T) {
 			testsvc.Must(t, err, "top")
 			if all.Participants != -1 {
 				t.Errorf("all time counts no participants: %d", all.Participants)
+			}
+			all, err = f.engine.Around(f.ctx, "kills", leaderboard.AllTime, "", "x", 1)
+			testsvc.Must(t, err, "around")
+			if all.Participants != -1 {
+				t.Errorf("all time counts no participants, around x: %d", all.Participants)
 			}
 			if _, err := f.engine.Write(f.ctx, "kills", leaderboard.Write{Member: "x", Value: 1}); league.ErrorCode(err) != league.Invalid {
 				t.Errorf("a write without its actor: %v", err)

@@ -153,29 +153,39 @@ func (e *Engine) Around(ctx context.Context, id string, k Kind, period, member s
 	if err != nil {
 		return Board{}, err
 	}
-	ks := []string{key}
+	ks, rolling := []string{key}, 0
 	if k.Rolling() {
-		ks = append(ks, e.keys(l).filled(p))
+		ks, rolling = append(ks, e.keys(l).filled(p)), 1
 	}
-	reply, err := e.run.Run(ctx, scripts.LBAround, true, ks, member, n, l.orderArg()).Slice()
+	counted := slices.Contains(l.Participants, k)
+	if counted {
+		ks = append(ks, e.keys(l).participants(p))
+	}
+	// Redis refuses PFCOUNT in EVALSHA_RO (it may write its cached
+	// estimate), so a window with a participant count goes as EVALSHA.
+	reply, err := e.run.Run(ctx, scripts.LBAround, !counted, ks, member, n, l.orderArg(), rolling).Slice()
 	if err != nil {
 		return Board{}, league.RedisError("leaderboard read", err)
+	}
+	if len(reply) < 4 {
+		return Board{}, league.RedisError("leaderboard read", fmt.Errorf("unexpected reply %v", reply))
 	}
 	first, _ := reply[0].(int64)
 	size, _ := reply[1].(int64)
 	filled, _ := reply[2].(int64)
+	participants, _ := reply[3].(int64)
 	if first < 0 {
 		return Board{}, league.Errorf(league.NotFound, "member %q is not on the %s board of %s", member, k, p.ID())
 	}
 	shift := math.Ldexp(1, int(l.tieBits[k]))
-	b := Board{Period: p, Size: int(size), Incomplete: e.incomplete(l, p, filled == 1), Participants: -1}
-	for i := 3; i+1 < len(reply); i += 2 {
+	b := Board{Period: p, Size: int(size), Incomplete: e.incomplete(l, p, filled == 1), Participants: participants}
+	for i := 4; i+1 < len(reply); i += 2 {
 		m, _ := reply[i].(string)
 		packed, err := strconv.ParseFloat(fmt.Sprint(reply[i+1]), 64)
 		if err != nil {
 			return Board{}, league.RedisError("leaderboard read", err)
 		}
-		b.Entries = append(b.Entries, Entry{Rank: int(first) + (i-3)/2 + 1, Member: m, Score: int64(math.Floor(packed / shift))})
+		b.Entries = append(b.Entries, Entry{Rank: int(first) + (i-4)/2 + 1, Member: m, Score: int64(math.Floor(packed / shift))})
 	}
 	return b, e.names(ctx, l, b.Entries)
 }

@@ -204,6 +204,14 @@ func checkRolling(t *testing.T, f *fixture, o *oracle, h int, hour0 time.Time, f
 		if b.Size != len(b.Entries) {
 			t.Fatalf("hour %d, %s: size %d for %d entries", h, w.Kind(), b.Size, len(b.Entries))
 		}
+		if len(b.Entries) > 0 {
+			around, err := f.engine.Around(f.ctx, "kills", w.Kind(), "", b.Entries[0].Member, 0)
+			testsvc.Must(t, err, "around on %s", w.Kind())
+			if around.Incomplete != b.Incomplete || around.Participants != -1 {
+				t.Fatalf("hour %d, %s: the window reads incomplete %v, participants %d; want %v, -1 (a rolling board counts none)",
+					h, w.Kind(), around.Incomplete, around.Participants, b.Incomplete)
+			}
+		}
 		for m, v := range want {
 			st, err := f.engine.Member(f.ctx, "kills", m)
 			testsvc.Must(t, err, "member %s", m)

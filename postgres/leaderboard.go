@@ -26,11 +26,16 @@ func (s *Store) LastArchived(ctx context.Context, id string, k leaderboard.Kind)
 // then its standings by binary COPY, in one transaction. A second archiver
 // of the same period waits on the row's key until the first commits, then
 // inserts nothing and stores nothing; one killed half way leaves nothing.
-func (s *Store) ArchivePeriod(ctx context.Context, id string, p leaderboard.Period, members int, entries []leaderboard.Entry) (bool, error) {
+// A participant count of -1 (not counted) is stored as NULL.
+func (s *Store) ArchivePeriod(ctx context.Context, id string, p leaderboard.Period, members int, participants int64, entries []leaderboard.Entry) (bool, error) {
+	var counted *int64
+	if participants >= 0 {
+		counted = &participants
+	}
 	saved := false
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO leaderboard_periods (leaderboard, kind, period_start, period_end, members, kept, archived_at)
-			VALUES ($1, $2, $3, $4, $5, $6, now()) ON CONFLICT DO NOTHING`, id, string(p.Kind), p.Start, p.End, members, len(entries))
+		tag, err := tx.Exec(ctx, `INSERT INTO leaderboard_periods (leaderboard, kind, period_start, period_end, members, participants, kept, archived_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, now()) ON CONFLICT DO NOTHING`, id, string(p.Kind), p.Start, p.End, members, counted, len(entries))
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
@@ -52,15 +57,17 @@ func (s *Store) ArchivePeriod(ctx context.Context, id string, p leaderboard.Peri
 }
 
 // ArchivedPage implements leaderboard.Archive.
-func (s *Store) ArchivedPage(ctx context.Context, id string, p leaderboard.Period, offset, limit int) ([]leaderboard.Entry, int, bool, error) {
+func (s *Store) ArchivedPage(ctx context.Context, id string, p leaderboard.Period, offset, limit int) ([]leaderboard.Entry, int, int64, bool, error) {
 	var members int
-	err := s.pool.QueryRow(ctx, `SELECT members FROM leaderboard_periods WHERE leaderboard = $1 AND kind = $2 AND period_start = $3`,
-		id, string(p.Kind), p.Start).Scan(&members)
+	var participants int64
+	err := s.pool.QueryRow(ctx, `SELECT members, coalesce(participants, -1) FROM leaderboard_periods
+		WHERE leaderboard = $1 AND kind = $2 AND period_start = $3`,
+		id, string(p.Kind), p.Start).Scan(&members, &participants)
 	if err == pgx.ErrNoRows {
-		return []leaderboard.Entry{}, 0, false, nil
+		return []leaderboard.Entry{}, 0, -1, false, nil
 	}
 	if err != nil {
-		return nil, 0, false, storeError("archived page", err)
+		return nil, 0, -1, false, storeError("archived page", err)
 	}
 	rows, _ := s.pool.Query(ctx, `SELECT rank, member, score FROM leaderboard_standings
 		WHERE leaderboard = $1 AND kind = $2 AND period_start = $3 AND rank > $4 ORDER BY rank LIMIT $5`,
@@ -70,12 +77,12 @@ func (s *Store) ArchivedPage(ctx context.Context, id string, p leaderboard.Perio
 		return e, r.Scan(&e.Rank, &e.Member, &e.Score)
 	})
 	if err != nil {
-		return nil, 0, false, storeError("archived page", err)
+		return nil, 0, -1, false, storeError("archived page", err)
 	}
 	if entries == nil {
 		entries = []leaderboard.Entry{}
 	}
-	return entries, members, true, nil
+	return entries, members, participants, true, nil
 }
 
 // ArchivedRank implements leaderboard.Archive.

@@ -23,21 +23,21 @@ func TestArchiveKilledMidway(t *testing.T) {
 	stopped := 0
 	for _, after := range []time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond} {
 		ctx, cancel := context.WithTimeout(context.Background(), after)
-		saved, err := s.ArchivePeriod(ctx, "kills", p, len(entries), entries)
+		saved, err := s.ArchivePeriod(ctx, "kills", p, len(entries), -1, entries)
 		cancel()
 		if err == nil {
 			t.Fatalf("archived whole within %v (saved %v): the machine is too fast for this test's sizes", after, saved)
 		}
 		stopped++
-		if _, _, found, err := s.ArchivedPage(context.Background(), "kills", p, 0, 1); found || err != nil {
+		if _, _, _, found, err := s.ArchivedPage(context.Background(), "kills", p, 0, 1); found || err != nil {
 			t.Fatalf("stopped after %v: the period is archived (found %v, %v)", after, found, err)
 		}
 	}
-	saved, err := s.ArchivePeriod(context.Background(), "kills", p, len(entries), entries)
+	saved, err := s.ArchivePeriod(context.Background(), "kills", p, len(entries), -1, entries)
 	if err != nil || !saved {
 		t.Fatalf("the archive after %d stopped ones: %v, %v", stopped, saved, err)
 	}
-	page, members, _, err := s.ArchivedPage(context.Background(), "kills", p, len(entries)-2, 10)
+	page, members, _, _, err := s.ArchivedPage(context.Background(), "kills", p, len(entries)-2, 10)
 	if err != nil || members != len(entries) || len(page) != 2 || page[1].Rank != len(entries) {
 		t.Fatalf("after: %d members, last page %v, %v", members, page, err)
 	}

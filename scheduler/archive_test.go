@@ -53,7 +53,7 @@ func TestArchiveClosedPeriods(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	page, members, found, err := store.ArchivedPage(ctx, "kills", l.Calendar.At(leaderboard.Day, time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)), 0, 10)
+	page, members, _, found, err := store.ArchivedPage(ctx, "kills", l.Calendar.At(leaderboard.Day, time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)), 0, 10)
 	if err != nil || !found || members != 1 || len(page) != 1 || page[0].Member != "ann" || page[0].Score != 4 {
 		t.Fatalf("archived 11-25: %v, %d, %v, %v", page, members, found, err)
 	}

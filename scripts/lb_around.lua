@@ -1,20 +1,25 @@
 -- lb_around.lua: the window of a board around a member: n ranks above and
--- n below, read in one round trip (read only; EVALSHA_RO).
+-- n below, read in one round trip (read only; EVALSHA_RO, but EVALSHA on a
+-- board that counts participants: Redis refuses PFCOUNT, which may cache
+-- its estimate in the HyperLogLog, in a read-only script).
 --
 -- KEYS[1] -> the board
 -- KEYS[2] -> (a rolling board) its pre-fill's progress, 'done' once filled
+-- then (a board that counts participants) the period's HyperLogLog of actors
 -- ARGV[1] -> member
 -- ARGV[2] -> n
 -- ARGV[3] -> order: desc | asc
+-- ARGV[4] -> r: 1 for a rolling board (KEYS[2] is its pre-fill's), else 0
 --
--- Returns {first, size, filled, member1, packed1, member2, packed2, ...}: the
--- 0-based rank of the window's first entry, the board's size, and 1 when the
--- board is filled (a periodic board always is); {-1, size, filled} when the
--- member is not on the board.
+-- Returns {first, size, filled, participants, member1, packed1, member2,
+-- packed2, ...}: the 0-based rank of the window's first entry, the board's
+-- size, 1 when the board is filled (a periodic board always is), and the
+-- period's distinct actors (-1: not counted); {-1, size, filled,
+-- participants} when the member is not on the board.
 --
 -- uses: (no helpers)
 
-local asc, n = ARGV[3] == 'asc', tonumber(ARGV[2])
+local asc, n, r = ARGV[3] == 'asc', tonumber(ARGV[2]), tonumber(ARGV[4])
 local rank
 if asc then
   rank = redis.call('ZRANK', KEYS[1], ARGV[1])
@@ -23,11 +28,15 @@ else
 end
 local size = redis.call('ZCARD', KEYS[1])
 local filled = 1
-if KEYS[2] and redis.call('GET', KEYS[2]) ~= 'done' then
+if r == 1 and redis.call('GET', KEYS[2]) ~= 'done' then
   filled = 0
 end
+local participants = -1
+if KEYS[2 + r] then
+  participants = redis.call('PFCOUNT', KEYS[2 + r])
+end
 if not rank then
-  return {-1, size, filled}
+  return {-1, size, filled, participants}
 end
 local first = math.max(rank - n, 0)
 local window
@@ -36,7 +45,7 @@ if asc then
 else
   window = redis.call('ZREVRANGE', KEYS[1], first, rank + n, 'WITHSCORES')
 end
-local reply = {first, size, filled}
+local reply = {first, size, filled, participants}
 for i = 1, #window do
   reply[#reply + 1] = window[i]
 end

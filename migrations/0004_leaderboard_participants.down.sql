@@ -1,0 +1,1 @@
+ALTER TABLE leaderboard_periods DROP COLUMN participants;
