@@ -1,6 +1,7 @@
 package league
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -219,4 +220,61 @@ func (l *League) refusal(i int, p Period, now time.Time) error {
 		field = "key"
 	}
 	return &Error{Code: RateLimited, Field: field, Err: r, Message: r.Error() + "; nothing was written"}
+}
+
+// Counter is a guard's count for a player or a key in its current window.
+type Counter struct {
+	Limit      Limit
+	Gain       bool // counts points gained (max_gain_per), not writes
+	Start, End time.Time
+	Used       int64
+}
+
+// Counters returns the current count of each guard of league leagueID
+// that counts by what w names (Player, Scope as the key; "" leaves one
+// out): what leaguectl limits shows an operator.
+func (e *Engine) Counters(ctx context.Context, leagueID string, w ScoreWrite) ([]Counter, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return nil, err
+	}
+	if w.Player != "" {
+		if err := CheckPlayerID(w.Player); err != nil {
+			return nil, err
+		}
+	}
+	if w.Scope != "_" { // "_": the callers without a key
+		if err := CheckScope(w.Scope); err != nil {
+			return nil, err
+		}
+	}
+	now := e.now()
+	p, _ := e.current(lv)
+	var out []Counter
+	var ks []string
+	for _, g := range lv.guards {
+		named := true
+		for _, d := range g.By {
+			named = named && (d == ByPlayer && w.Player != "" || d == ByKey && w.Scope != "")
+		}
+		if !named {
+			continue
+		}
+		start, end := lv.window(g.Per, p, now)
+		out = append(out, Counter{Limit: g.Limit, Gain: g.gain, Start: start, End: end})
+		ks = append(ks, lv.keys.limitCounter(g, w, start))
+	}
+	if len(ks) == 0 {
+		return nil, nil
+	}
+	vals, err := e.rdb.MGet(ctx, ks...).Result()
+	if err != nil {
+		return nil, internal("counters", err)
+	}
+	for i, v := range vals {
+		if s, ok := v.(string); ok {
+			out[i].Used, _ = strconv.ParseInt(s, 10, 64)
+		}
+	}
+	return out, nil
 }

@@ -166,7 +166,10 @@ func importCatalog(ctx context.Context, args []string, out io.Writer) error {
 // the dimension values given: every limit that counts by those.
 func limits(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("limits")
-	id := fs.String("leaderboard", "", "leaderboard id (required)")
+	id := fs.String("leaderboard", "", "leaderboard id (or -league)")
+	leagueID := fs.String("league", "", "league id (or -leaderboard)")
+	player := fs.String("player", "", "a league's player")
+	key := fs.String("key", "", "the name of a game server's API key, for a league (_: callers without one)")
 	var w leaderboard.Write
 	fs.StringVar(&w.Actor, "actor", "", "an actor")
 	fs.StringVar(&w.Member, "member", "", "a member")
@@ -175,8 +178,14 @@ func limits(ctx context.Context, args []string, out io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if *leagueID != "" {
+		if *id != "" || *player == "" && *key == "" || w.Actor != "" || w.Member != "" || w.Channel != "" || w.Terminal != "" {
+			return usageError{fmt.Errorf("limits: -league takes -player, -key or both, and no leaderboard flags")}
+		}
+		return leagueLimits(ctx, *path, *leagueID, *player, *key, out)
+	}
 	if *id == "" || (w.Actor == "" && w.Member == "" && w.Channel == "" && w.Terminal == "") {
-		return usageError{fmt.Errorf("limits: -leaderboard and at least one of -actor, -member, -channel, -terminal are required")}
+		return usageError{fmt.Errorf("limits: -leaderboard and at least one of -actor, -member, -channel, -terminal are required (or -league with -player or -key)")}
 	}
 	e, lb, err := openLeaderboards(ctx, *path)
 	if err != nil {

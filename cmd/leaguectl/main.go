@@ -46,7 +46,9 @@ commands:
   leaderboard    print a leaderboard's board (REDIS_URL): -leaderboard L -board 7d [-period P] [-offset N] [-limit N]
   prefill        fill rolling boards now (REDIS_URL): [-leaderboard L]
   import         import a leaderboard's catalog (REDIS_URL): -leaderboard L -file members.csv|members.json
-  limits         show a leaderboard's rate-limit counters (REDIS_URL): -leaderboard L [-actor A] [-member M] [-channel C] [-terminal T]
+  limits         show rate-limit counters (REDIS_URL): -leaderboard L [-actor A] [-member M] [-channel C] [-terminal T],
+                 or a league's: -league L [-player ID] [-key NAME]
+  held           list a league's held score writes (REDIS_URL): -league L [-period P]; decide one: -approve ID | -reject ID
   version        print the build (module version, VCS revision, Go)
 `
 
@@ -100,6 +102,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return importCatalog(ctx, rest, out)
 	case "limits":
 		return limits(ctx, rest, out)
+	case "held":
+		return held(ctx, rest, out)
 	case "version", "-version", "--version":
 		if len(rest) > 0 {
 			return usageError{fmt.Errorf("version takes no arguments")}
