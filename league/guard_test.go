@@ -287,3 +287,24 @@ func TestGuardConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardsInBatch: a batch's writes meet the guards one by one, in
+// order, as single writes do: past the limit a write fails on its own,
+// past the gain cap it is held.
+func TestGuardsInBatch(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, func(l *league.League) {
+			l.MaxGain, l.Hold, l.MaxScore = 10, true, 1000
+			l.Limits = []league.Limit{{By: []league.LimitBy{league.ByPlayer}, Per: league.PerHour, Max: 3}}
+		})
+		f.join("a")
+		res, errs, err := f.engine.ScoreBatch(f.ctx, "weekly", []league.ScoreWrite{
+			{Player: "a", Value: 5}, {Player: "a", Value: 50}, {Player: "a", Value: 5}, {Player: "a", Value: 5},
+		})
+		testsvc.Must(t, err, "ScoreBatch")
+		if errs[0] != nil || errs[1] != nil || errs[2] != nil || res[1].Held == nil || res[2].Score != 10 {
+			t.Fatalf("the first three: %+v %v", res[:3], errs[:3])
+		}
+		refusedBy(t, errs[3], "player-hour", time.Hour)
+	})
+}
