@@ -32,6 +32,8 @@ type leaderboardFile struct {
 	Terminals         []string            `yaml:"terminals"`
 	Limits            []limitFile         `yaml:"limits"`
 	Participants      []string            `yaml:"participants"`
+	Shards            *int                `yaml:"shards"`
+	MaxPageDepth      *int                `yaml:"max_page_depth"`
 }
 
 // limitFile mirrors one entry of a leaderboard's limits:.
@@ -58,6 +60,19 @@ func (lf leaderboardFile) build() (*leaderboard.Leaderboard, error) {
 	l := &leaderboard.Leaderboard{ID: lf.ID, Calendar: cal, Operator: leaderboard.Operator(lf.ScoreOperator),
 		Order: leaderboard.Order(lf.Order), TieBreak: leaderboard.TieBreak(lf.TieBreak), Catalog: lf.Catalog,
 		PublicBoards: lf.PublicBoards, Channels: lf.Channels, Terminals: lf.Terminals}
+	// Init reads a zero as "left out": a zero written is refused here.
+	if lf.Shards != nil {
+		if *lf.Shards == 0 {
+			return nil, fmt.Errorf("shards: 0 is outside 1..%d", leaderboard.MaxShards)
+		}
+		l.Shards = *lf.Shards
+	}
+	if lf.MaxPageDepth != nil {
+		if *lf.MaxPageDepth == 0 {
+			return nil, fmt.Errorf("max_page_depth: 0 is outside %d..1000000", leaderboard.MaxPage)
+		}
+		l.MaxDepth = *lf.MaxPageDepth
+	}
 	for _, p := range lf.Participants {
 		k, err := leaderboard.ParseKind(p)
 		if err != nil {

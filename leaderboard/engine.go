@@ -29,7 +29,7 @@ type Engine struct {
 	expiryLag time.Duration
 	log       *slog.Logger
 	boards    map[string]*Leaderboard
-	prefixes  map[string]keys // by leaderboard id, built once
+	prefixes  map[string][]keys // by leaderboard id, one per shard, built once
 	ids       []string
 	token     string  // this engine's name in the pre-fill lease
 	archive   Archive // nil: no archive
@@ -69,7 +69,7 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 // beyond their boards, so a new one needs nothing written.
 func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard, opts ...Option) (*Engine, error) {
 	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), boards: map[string]*Leaderboard{},
-		prefixes: map[string]keys{}, shared: league.DefaultSharedRoundTrips, token: newToken()}
+		prefixes: map[string][]keys{}, shared: league.DefaultSharedRoundTrips, token: newToken()}
 	for _, o := range opts {
 		o(e)
 	}
@@ -81,7 +81,7 @@ func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard,
 			return nil, fmt.Errorf("leaderboard: %q has not passed Init", l.ID)
 		}
 		e.boards[l.ID] = l
-		e.prefixes[l.ID] = keys{prefix: keyspace.Prefix(e.ns, keyspace.Leaderboard, l.ID)}
+		e.prefixes[l.ID] = shardPrefixes(e.ns, l)
 		e.ids = append(e.ids, l.ID)
 	}
 	sort.Strings(e.ids)
@@ -89,6 +89,11 @@ func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard,
 	e.clock = redisclock.New(e.fixed, e.clockNode)
 	if err := scripts.Load(ctx, rdb); err != nil {
 		return nil, league.RedisError("load scripts", err)
+	}
+	for _, id := range e.ids {
+		if err := e.checkShards(ctx, e.boards[id]); err != nil {
+			return nil, err
+		}
 	}
 	e.clock.Sync(ctx)
 	return e, nil
@@ -148,7 +153,9 @@ func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
 //	<ns>:lb:{L}:initial          hash  member -> the initial score applied to its all-time score
 type keys struct{ prefix string }
 
-func (e *Engine) keys(l *Leaderboard) keys { return e.prefixes[l.ID] }
+// keys are the keys of l's shard 0: all of l's, unless it is sharded
+// (shard.go).
+func (e *Engine) keys(l *Leaderboard) keys { return e.prefixes[l.ID][0] }
 
 func (k keys) board(p Period) string {
 	if p.Kind == AllTime {

@@ -128,6 +128,12 @@ type Leaderboard struct {
 	// distinct actors, on the leaderboard and per member (a HyperLogLog
 	// each, up to 12 KB; 0.81% standard error). Writes then name an actor.
 	Participants []Kind
+	// Shards splits the boards over that many shards (shard.go; default
+	// 1): each its own keys and hash tag, spread by Redis Cluster.
+	Shards int
+	// MaxDepth bounds how deep a page of a sharded board may reach
+	// (offset + limit; default DefaultMaxDepth).
+	MaxDepth int
 
 	tieBits map[Kind]uint          // low bits FirstReached keeps, by kind
 	boards  []Kind                 // Kinds, then the Windows' kinds: the order of writes and replies
@@ -226,6 +232,9 @@ func (l *Leaderboard) Init() error {
 		return fmt.Errorf("public_boards: the leaderboard has no periodic board to have a public twin (rolling boards count raw values)")
 	}
 	if err := l.initLimits(); err != nil {
+		return err
+	}
+	if err := l.initShards(); err != nil {
 		return err
 	}
 	for _, k := range l.Participants {

@@ -268,7 +268,7 @@ func (e *Engine) Counters(ctx context.Context, id string, w Write) ([]Counter, e
 		}
 		start, end := l.window(lim, now)
 		out = append(out, Counter{Limit: lim, Start: start, End: end, Max: lim.allowance(w)})
-		ks = append(ks, e.keys(l).limitCounter(lim, w, start))
+		ks = append(ks, e.memberKeys(l, w.Member).limitCounter(lim, w, start))
 	}
 	if len(ks) == 0 {
 		return nil, nil

@@ -89,6 +89,13 @@ func (e *Engine) Top(ctx context.Context, id string, k Kind, period string, offs
 	if e.pastRetention(l, p) {
 		return e.archivedTop(ctx, l, p, offset, limit)
 	}
+	if l.Shards > 1 {
+		b, err := e.shardedTop(ctx, l, p, offset, limit)
+		if err != nil {
+			return Board{}, err
+		}
+		return b, e.names(ctx, l, b.Entries)
+	}
 	key, err := e.readKey(l, p)
 	if err != nil {
 		return Board{}, err

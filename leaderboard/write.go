@@ -214,7 +214,7 @@ func (l *Leaderboard) periodsAt(t time.Time) []Period {
 // seed adds the buckets each rolling board sums, for a board not yet
 // filled.
 func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, seed bool) ([]string, []any) {
-	k := e.keys(l)
+	k := e.memberKeys(l, w.Member)
 	periodic, rolling := ps[:len(l.Kinds)], ps[len(l.Kinds):]
 	boards, public := periodic, 0
 	if l.PublicBoards { // the public twins follow the raw boards

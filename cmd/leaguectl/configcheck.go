@@ -80,6 +80,10 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(w, "  calendar\t%s, weeks from %s\n", l.Calendar.Loc, l.Calendar.WeekStart)
 		fmt.Fprintf(w, "  scores\t%s, %s, ties by %s; %s; max_score %d\n", l.Operator, l.Order, l.TieBreak, l.Budget(), l.MaxScore)
 		fmt.Fprintf(w, "  requests\tidempotency window %v\n", l.IdempotencyWindow)
+		if l.Shards > 1 {
+			fmt.Fprintf(w, "  shards\t%d: each member's boards in one, keys {%s}, {%s:1} .. {%s:%d}; pages to rank %d at most\n",
+				l.Shards, l.ID, l.ID, l.ID, l.Shards-1, l.MaxDepth)
+		}
 		if a := l.Archive; a != nil {
 			kept := "every member"
 			if a.Top > 0 {

@@ -1,0 +1,123 @@
+package leaderboard
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/internal/keyspace"
+	"github.com/league-engine/league/league"
+)
+
+// Sharded leaderboards (seed 004): with Shards > 1, a leaderboard's boards
+// are split over that many shards, each its own keys under its own hash
+// tag ({id} for shard 0, {id:s} for shard s), so a Redis Cluster spreads
+// them over its nodes. A member lives in one shard, chosen by a stable
+// hash of its id (shardOf), with everything of its own: its place on every
+// periodic and rolling board, its buckets, its request ids, its limit
+// counters and participants. A write therefore touches one shard only and
+// stays one script, one round trip. Reads that rank across the whole
+// leaderboard merge the shards (shardread.go), exactly.
+//
+// What is the leaderboard's as a whole stays in shard 0: the pre-fill's
+// lease and the record of how many shards the leaderboard has
+// (<ns>:lb:{id}:shards), which Open checks, so that no two processes
+// place members by different shard counts.
+
+// MaxShards bounds Shards.
+const MaxShards = 1024
+
+// DefaultMaxDepth is how deep a page of a sharded leaderboard's board may
+// reach (offset + limit) unless MaxDepth says otherwise: every shard reads
+// that many entries to merge one page.
+const DefaultMaxDepth = 10000
+
+// initShards checks Shards and MaxDepth, and what a sharded leaderboard
+// cannot keep yet.
+func (l *Leaderboard) initShards() error {
+	if l.Shards == 0 {
+		l.Shards = 1
+	}
+	if l.Shards < 1 || l.Shards > MaxShards {
+		return fmt.Errorf("shards: %d is outside 1..%d", l.Shards, MaxShards)
+	}
+	if l.MaxDepth == 0 {
+		l.MaxDepth = DefaultMaxDepth
+	}
+	if l.MaxDepth < MaxPage || l.MaxDepth > 1_000_000 {
+		return fmt.Errorf("max_page_depth: %d is outside %d..1000000", l.MaxDepth, MaxPage)
+	}
+	if l.Shards == 1 {
+		return nil
+	}
+	if l.Catalog {
+		return fmt.Errorf("catalog: not available on a sharded leaderboard yet (shards: %d); use shards: 1", l.Shards)
+	}
+	for i, lim := range l.Limits {
+		if !slices.Contains(lim.By, OfMember) {
+			return fmt.Errorf("limits[%d]: a sharded leaderboard keeps each member's counters in the member's shard, "+
+				"so its limits count by member (by: [member] or with it, such as [actor, member]); %q does not", i, lim.Name)
+		}
+	}
+	return nil
+}
+
+// shardOf is the shard of member among n: FNV-1a of its id, as league's
+// record buckets. Stable across processes and releases: changing it would
+// move members.
+func shardOf(member string, n int) int {
+	if n == 1 {
+		return 0
+	}
+	h := uint32(2166136261)
+	for i := 0; i < len(member); i++ {
+		h ^= uint32(member[i])
+		h *= 16777619
+	}
+	return int(h % uint32(n))
+}
+
+// shardPrefixes are the key prefixes of each of l's shards.
+func shardPrefixes(ns string, l *Leaderboard) []keys {
+	out := make([]keys, l.Shards)
+	out[0] = keys{prefix: keyspace.Prefix(ns, keyspace.Leaderboard, l.ID)}
+	for s := 1; s < l.Shards; s++ {
+		out[s] = keys{prefix: keyspace.Prefix(ns, keyspace.Leaderboard, l.ID+":"+strconv.Itoa(s))}
+	}
+	return out
+}
+
+// memberKeys are the keys of member's shard.
+func (e *Engine) memberKeys(l *Leaderboard, member string) keys {
+	ks := e.prefixes[l.ID]
+	return ks[shardOf(member, len(ks))]
+}
+
+// shards are the keys of every shard of l.
+func (e *Engine) shards(l *Leaderboard) []keys { return e.prefixes[l.ID] }
+
+// shardCount is the key recording how many shards l has.
+func (k keys) shardCount() string { return k.prefix + "shards" }
+
+// checkShards records l's shard count in Redis the first time, and refuses
+// a count that differs from the one recorded: members would be looked for
+// in shards other than their own.
+func (e *Engine) checkShards(ctx context.Context, l *Leaderboard) error {
+	k := e.keys(l)
+	if err := e.rdb.SetNX(ctx, k.shardCount(), l.Shards, 0).Err(); err != nil {
+		return league.RedisError("leaderboard shards", err)
+	}
+	got, err := e.rdb.Get(ctx, k.shardCount()).Int()
+	if err != nil && err != redis.Nil {
+		return league.RedisError("leaderboard shards", err)
+	}
+	if got != l.Shards {
+		return fmt.Errorf("leaderboard %q: shards: %d, but Redis holds it in %d: its members are placed by that count, "+
+			"and changing it needs its boards moved, which league does not do yet; set shards: %d, or use a new leaderboard id",
+			l.ID, l.Shards, got, got)
+	}
+	return nil
+}

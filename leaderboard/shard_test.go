@@ -1,0 +1,139 @@
+package leaderboard_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/leaderboard"
+	"github.com/league-engine/league/league"
+)
+
+// sideBySide opens one engine with two leaderboards alike but for their
+// shards: "one" in one key per board, "many" over 7 shards.
+func sideBySide(t *testing.T, b testsvc.Backend, edit func(*leaderboard.Leaderboard)) *fixture {
+	t.Helper()
+	f := &fixture{tb: t, ctx: context.Background(), ns: testsvc.Namespace(t), clock: testsvc.NewClock(start)}
+	f.rdb = b.New(t, f.ns)
+	var boards []*leaderboard.Leaderboard
+	for _, shards := range []int{1, 7} {
+		boards = append(boards, newLeaderboard(t, func(l *leaderboard.Leaderboard) {
+			l.ID, l.Shards = "one", shards
+			if shards > 1 {
+				l.ID = "many"
+			}
+			l.Participants = []leaderboard.Kind{leaderboard.Day}
+			if edit != nil {
+				edit(l)
+			}
+		}))
+	}
+	e, err := leaderboard.Open(f.ctx, f.rdb, boards, leaderboard.WithNamespace(f.ns), leaderboard.WithClock(f.clock.Now))
+	testsvc.Must(t, err, "Open")
+	f.engine = e
+	return f
+}
+
+// writeBoth makes the same random writes to both: 300 members, small
+// values so that many tie.
+func writeBoth(t *testing.T, f *fixture, seed uint64) []string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	var members []string
+	for i := range 300 {
+		members = append(members, fmt.Sprintf("m%03d", i))
+	}
+	for range 1500 {
+		w := leaderboard.Write{Member: members[r.IntN(len(members))], Value: int64(r.IntN(4)), Actor: fmt.Sprintf("a%d", r.IntN(500))}
+		for _, id := range []string{"one", "many"} {
+			_, err := f.engine.Write(f.ctx, id, w)
+			testsvc.Must(t, err, "write to %s", id)
+		}
+	}
+	return members
+}
+
+// TestShardedMatchesUnsharded: on identical writes, a leaderboard over 7
+// shards reads exactly as one over one: every page of every board, in
+// both orders and both tie breaks, with the same size and participants.
+func TestShardedMatchesUnsharded(t *testing.T) {
+	cases := map[string]func(*leaderboard.Leaderboard){
+		"descending by member id":  nil,
+		"ascending by member id":   func(l *leaderboard.Leaderboard) { l.Order = leaderboard.Ascending },
+		"descending first reached": func(l *leaderboard.Leaderboard) { l.TieBreak = leaderboard.FirstReached },
+		"best, ascending":          func(l *leaderboard.Leaderboard) { l.Operator, l.Order = leaderboard.Best, leaderboard.Ascending },
+	}
+	for _, b := range testsvc.Backends {
+		t.Run(b.Name, func(t *testing.T) { sideBySideCases(t, b, cases) })
+	}
+}
+
+func sideBySideCases(t *testing.T, b testsvc.Backend, cases map[string]func(*leaderboard.Leaderboard)) {
+	{
+		for name, edit := range cases {
+			t.Run(name, func(t *testing.T) {
+				f := sideBySide(t, b, edit)
+				writeBoth(t, f, 7)
+				for _, k := range []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime} {
+					for _, page := range [][2]int{{0, 1000}, {0, 10}, {37, 50}, {290, 20}} {
+						one, err := f.engine.Top(f.ctx, "one", k, "", page[0], page[1])
+						testsvc.Must(t, err, "Top one")
+						many, err := f.engine.Top(f.ctx, "many", k, "", page[0], page[1])
+						testsvc.Must(t, err, "Top many")
+						if got, want := entries(many.Entries), entries(one.Entries); got != want || many.Size != one.Size || many.Participants != one.Participants {
+							t.Fatalf("%s page %v: sharded %d members, %d participants, unsharded %d, %d; entries differ from %q",
+								k, page, many.Size, many.Participants, one.Size, one.Participants, firstDifference(got, want))
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestShardsBadConfig: what a sharded leaderboard cannot be, and pages
+// past its depth.
+func TestShardsBadConfig(t *testing.T) {
+	for _, tt := range []struct {
+		edit func(*leaderboard.Leaderboard)
+		want string
+	}{
+		{func(l *leaderboard.Leaderboard) { l.Shards = 1025 }, "shards: 1025 is outside 1..1024"},
+		{func(l *leaderboard.Leaderboard) { l.Shards = -1 }, "shards: -1 is outside"},
+		{func(l *leaderboard.Leaderboard) { l.Shards, l.Catalog = 4, true }, "catalog: not available on a sharded leaderboard"},
+		{func(l *leaderboard.Leaderboard) {
+			l.Shards = 4
+			l.Limits = []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 1}}
+		}, "limits[0]: a sharded leaderboard keeps each member's counters in the member's shard"},
+		{func(l *leaderboard.Leaderboard) { l.Shards, l.MaxDepth = 4, 10 }, "max_page_depth: 10 is outside 1000..1000000"},
+	} {
+		l := &leaderboard.Leaderboard{ID: "x", Kinds: []leaderboard.Kind{leaderboard.Day}}
+		tt.edit(l)
+		if err := l.Init(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("got %v, want %q", err, tt.want)
+		}
+	}
+	f := open(t, testsvc.Backends[0], func(l *leaderboard.Leaderboard) { l.Shards, l.MaxDepth = 4, 2000 })
+	_, err := f.engine.Top(f.ctx, "kills", leaderboard.Day, "", 1500, 600)
+	if league.ErrorCode(err) != league.Invalid || !strings.Contains(err.Error(), "max_page_depth 2000") {
+		t.Fatalf("a page past the depth: %v", err)
+	}
+	// the shard count is recorded: another count is refused at Open
+	other := newLeaderboard(t, func(l *leaderboard.Leaderboard) { l.Shards = 5 })
+	if _, err := leaderboard.Open(f.ctx, f.rdb, []*leaderboard.Leaderboard{other}, leaderboard.WithNamespace(f.ns)); err == nil ||
+		!strings.Contains(err.Error(), "shards: 5, but Redis holds it in 4") {
+		t.Fatalf("Open with another shard count: %v", err)
+	}
+}
+
+// firstDifference is where two renderings of a board part.
+func firstDifference(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return a[max(0, i-20):min(len(a), i+40)] + " | " + b[max(0, i-20):min(len(b), i+40)]
+}
