@@ -55,6 +55,9 @@ func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*repo
 	if o.baselineAP {
 		rep.env += " (baseline EVALSHA autopipelined)"
 	}
+	if o.guards != guardsConfig {
+		rep.env += "; guards " + o.guards
+	}
 	if slices.ContainsFunc(o.workloads, func(name string) bool { wl, _ := workloadNamed(name); return wl.leaderboard }) {
 		var lbs []string
 		if slices.Contains(o.vias, "lib") || o.httpURL == "" {

@@ -57,7 +57,7 @@ func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixtu
 	}
 	fmt.Fprintf(b.out, "fixture: namespace %s, %s %s\n", f.ns, thousands(float64(n)), what)
 	tag := f.ns[len(f.ns)-3:]
-	leagues, err := loadLeagues(b.o.configPath, b.o.leagueID)
+	leagues, err := loadLeagues(b.o.configPath, b.o.leagueID, b.o.guards)
 	if err != nil {
 		return f, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/leaderboard"
@@ -54,8 +55,9 @@ leagues:
 `
 
 // loadLeagues returns fresh, initialised leagues (an engine keeps its
-// leagues, so every engine of a run gets its own) and checks that id is one.
-func loadLeagues(path, id string) ([]*league.League, error) {
+// leagues, so every engine of a run gets its own), checks that id is one,
+// and gives it the guards -guards names.
+func loadLeagues(path, id, guards string) ([]*league.League, error) {
 	var cfg *config.Config
 	var err error
 	if path == "" {
@@ -68,10 +70,51 @@ func loadLeagues(path, id string) ([]*league.League, error) {
 	}
 	for _, l := range cfg.Leagues {
 		if l.ID == id {
+			if err := setGuards(l, guards); err != nil {
+				return nil, fmt.Errorf("-guards %s: league %q: %w", guards, id, err)
+			}
 			return cfg.Leagues, nil
 		}
 	}
 	return nil, fmt.Errorf("-league %q: the config has no such league", id)
+}
+
+// The guards on score writes -guards gives the measured league
+// (league/limit.go).
+const (
+	guardsConfig = "config" // as the config sets them: none in the built-in league
+	guardsNone   = "none"   // none: no limits, no max_gain_per, no hold
+	// guardsLimits: a limit by player per minute, one by key per second
+	// and max_gain_per day, so every write checks and consumes 3 counters.
+	guardsLimits = "limits"
+)
+
+var guardSets = []string{guardsConfig, guardsNone, guardsLimits}
+
+// guardMax is the limits' maximum, which no run reaches: a refusal would
+// write nothing and be cheaper than a write.
+const guardMax = int64(1) << 40
+
+// setGuards replaces l's guards with those of -guards (but for config) and
+// initialises it again. max_gain_per day is l's max_score, the most it may
+// be, which no run reaches either.
+func setGuards(l *league.League, guards string) error {
+	switch guards {
+	case guardsConfig:
+		return nil
+	case guardsNone:
+		l.Limits, l.MaxGainPer = nil, nil
+	case guardsLimits:
+		l.Limits = []league.Limit{
+			{Name: "bench-player-minute", By: []league.LimitBy{league.ByPlayer}, Per: league.PerMinute, Max: guardMax},
+			{Name: "bench-key-second", By: []league.LimitBy{league.ByKey}, Per: league.PerSecond, Max: guardMax},
+		}
+		l.MaxGainPer = map[league.Per]int64{league.PerDay: l.MaxScore}
+	default:
+		return fmt.Errorf("unknown; known: %s", strings.Join(guardSets, ","))
+	}
+	l.Hold = false
+	return l.Init()
 }
 
 // benchLeaderboardID is the leaderboard the lb workloads drive in this

@@ -47,7 +47,7 @@ func (b *bench) runMemory(ctx context.Context, n int) error {
 	ns := newNamespace()
 	defer b.dropNamespace(ns)
 	fmt.Fprintf(b.out, "memory: namespace %s, %s players\n", ns, thousands(float64(n)))
-	leagues, err := loadLeagues(b.o.configPath, b.o.leagueID)
+	leagues, err := loadLeagues(b.o.configPath, b.o.leagueID, b.o.guards)
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,7 @@ type options struct {
 	apiKey      string
 	configPath  string // empty: the built-in league (leagueconf.go)
 	leagueID    string
+	guards      string // the league's guards on score writes (leagueconf.go)
 	// leaderboardID is the leaderboard of the leagued at -http the lb
 	// workloads drive; in this process they drive one the harness builds
 	// (benchLeaderboardID).
@@ -75,6 +76,7 @@ Results are ratios.
   leaguebench -workloads score -via http -rate 8000        (open loop: p99 at a fixed arrival rate)
   leaguebench -workloads score -via http -rate 5k,10.5k,15k (p99 against load, baseline beside each)
   leaguebench -workloads lbroll,lbwindow,lbscheme3 -via lib -windows 7d,30d,365d   (rolling boards)
+  leaguebench -workloads score -via lib -guards limits    (score writes through 3 guards)
   leaguebench -workloads lbvote -via lib -limits 0,1,4,12   (votes: limits and participants)
   leaguebench -workloads lbvotemem -players 1000000       (votes: limit counters' bytes per actor)
   leaguebench -workloads memory -players 1000000
@@ -149,6 +151,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.apiKey, "api-key", "", "API key for a leagued at -http that has keys, sent as X-API-Key (default $LEAGUE_API_KEY)")
 	fs.StringVar(&o.configPath, "config", "", "league config file (default: the built-in copy of config.yaml's weekly league)")
 	fs.StringVar(&o.leagueID, "league", "weekly", "league to measure")
+	fs.StringVar(&o.guards, "guards", guardsConfig, "the league's guards on score writes: config (as configured; the built-in league has none), none, or limits (a limit by player per minute, one by key per second and max_gain_per day, none of them reached: every write checks and consumes 3 counters)")
 	fs.StringVar(&o.leaderboardID, "leaderboard", "kills", "leaderboard of the leagued at -http the lb workloads drive (config.yaml's kills); in this process they drive one the harness builds, "+strconv.Quote(benchLeaderboardID))
 	limits := fs.String("limits", "0,1,4,12", "rate limits each lbvote checks and consumes, 0..12, a row each")
 	windows := fs.String("windows", "7d,30d,365d", "rolling windows lbwindow and lbscheme3 measure, a row each: N days or hours, as 7d or 24h")
@@ -184,6 +187,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if o.limits, err = parseLimits(*limits); err != nil {
 		return o, err
+	}
+	if !slices.Contains(guardSets, o.guards) {
+		return o, fmt.Errorf("-guards: unknown %q; known: %s", o.guards, strings.Join(guardSets, ","))
 	}
 	switch {
 	case o.duration <= 0:

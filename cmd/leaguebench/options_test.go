@@ -31,6 +31,8 @@ func TestOptions(t *testing.T) {
 		{"bad limits", []string{"-limits", "four"}, local, `-limits: "four" is not a count`},
 		{"limits twice", []string{"-limits", "4,4"}, local, "-limits: 4 is listed twice"},
 		{"no limits", []string{"-limits", ","}, local, "-limits: empty"},
+		{"guards", []string{"-workloads", "score", "-guards", "limits"}, local, ""},
+		{"unknown guards", []string{"-guards", "all"}, local, `-guards: unknown "all"; known: config,none,limits`},
 		{"no window", []string{"-windows", ","}, local, "-windows: empty"},
 		{"no rounds", []string{"-rounds", "0"}, local, "-rounds must be 1 or more"},
 		{"rounds too short", []string{"-duration", "1s", "-rounds", "20"}, local, "at least 100ms"},

@@ -96,7 +96,7 @@ func (b *bench) runSettle(ctx context.Context, n int) error {
 	// waiting a week.
 	var skew atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-	leagues, err := loadLeagues(b.o.configPath, b.o.leagueID)
+	leagues, err := loadLeagues(b.o.configPath, b.o.leagueID, b.o.guards)
 	if err != nil {
 		return err
 	}

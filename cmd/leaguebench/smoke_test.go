@@ -188,7 +188,7 @@ func smokeOptions() options {
 		vias: allVias, players: []int{300}, concurrency: []int{4}, rates: []float64{0},
 		duration: 150 * time.Millisecond, batch: 20, baseline: true, shared: 4, loaders: 8, rounds: 2,
 		redisURL: testsvc.RedisURL(), databaseURL: testsvc.DatabaseURL(),
-		leagueID: "weekly", leaderboardID: "kills", timeout: time.Minute,
+		leagueID: "weekly", guards: guardsConfig, leaderboardID: "kills", timeout: time.Minute,
 		windows: []leaderboard.Window{{N: 2, Unit: leaderboard.Day}, {N: 3, Unit: leaderboard.Hour}},
 		limits:  []int{0, 12},
 	}
