@@ -160,7 +160,11 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 		Participants: []leaderboard.Kind{leaderboard.Day},
 		Limits:       []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 1}}}
 	testsvc.Must(tb, votes.Init(), "leaderboard Init")
-	f.boards, err = leaderboard.Open(f.ctx, rdb, []*leaderboard.Leaderboard{kills, votes},
+	// peak: queued, at most 12 writes waiting (3 a shard), over 4 shards
+	peak := &leaderboard.Leaderboard{ID: "peak", Kinds: []leaderboard.Kind{leaderboard.Day}, Shards: 4,
+		Queue: &leaderboard.QueuePolicy{MaxLag: 12}}
+	testsvc.Must(tb, peak.Init(), "leaderboard Init")
+	f.boards, err = leaderboard.Open(f.ctx, rdb, []*leaderboard.Leaderboard{kills, votes, peak},
 		leaderboard.WithNamespace(ns), leaderboard.WithClock(f.clock.Now), leaderboard.WithLogger(quiet), leaderboard.WithArchive(f.store))
 	testsvc.Must(tb, err, "leaderboard.Open")
 	f.settler = &fakeSettler{store: f.store}

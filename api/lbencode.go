@@ -64,6 +64,9 @@ func (bd lbBoardJSON) appendJSON(b []byte) ([]byte, error) {
 	if bd.Participants != nil {
 		b = appendIntField(b, "participants", *bd.Participants)
 	}
+	if bd.Behind != nil {
+		b = appendIntField(b, "behind", *bd.Behind)
+	}
 	b = append(appendKey(b, "entries", false), '[')
 	for i, e := range bd.Entries {
 		if i > 0 {

@@ -33,8 +33,11 @@ type lbBoardJSON struct {
 	// Archived: a period past its Redis retention, read from the archive.
 	Archived bool `json:"archived,omitempty"`
 	// Participants: distinct actors in the period, where counted.
-	Participants *int64      `json:"participants,omitempty"`
-	Entries      []entryJSON `json:"entries"`
+	Participants *int64 `json:"participants,omitempty"`
+	// Behind: on a queued leaderboard, the writes waiting to be applied:
+	// the board may be that far behind.
+	Behind  *int64      `json:"behind,omitempty"`
+	Entries []entryJSON `json:"entries"`
 }
 
 // lbBoard serves a page of a board: from ?offset= (default 0), ?limit=
@@ -84,6 +87,13 @@ func (s *Server) lbBoard(r *http.Request, _ *Key) (reply, error) {
 		Participants: counted(b.Participants), Entries: make([]entryJSON, len(b.Entries))}
 	for i, e := range b.Entries {
 		out.Entries[i] = entryJSON{Rank: e.Rank, Member: e.Member, Score: e.Score, Name: e.Name, Metadata: e.Metadata}
+	}
+	if l.Queue != nil && !b.Archived {
+		behind, err := s.boards.Lag(r.Context(), l.ID)
+		if err != nil {
+			return nil, s.redisErr(err)
+		}
+		out.Behind = &behind
 	}
 	return out, nil
 }

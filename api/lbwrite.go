@@ -52,6 +52,23 @@ type lbWriteJSON struct {
 	Replayed bool            `json:"replayed"`
 }
 
+// queuedJSON is a write accepted into a queued leaderboard's queue.
+type queuedJSON struct {
+	ID     string `json:"id"`
+	Behind int64  `json:"behind"`
+}
+
+// lbQueuedJSON is the 202 of a write to a queued leaderboard.
+type lbQueuedJSON struct {
+	Leaderboard string     `json:"leaderboard"`
+	Member      string     `json:"member"`
+	Queued      queuedJSON `json:"queued"`
+}
+
+func (lbQueuedJSON) accepted() bool { return true }
+
+func (q lbQueuedJSON) appendJSON(b []byte) ([]byte, error) { return marshal{q}.appendJSON(b) }
+
 func (s *Server) lbScore(r *http.Request, caller *Key) (reply, error) {
 	l, err := s.leaderboardOf(r)
 	if err != nil {
@@ -60,6 +77,16 @@ func (s *Server) lbScore(r *http.Request, caller *Key) (reply, error) {
 	w, err := readWrite(r, memberWriteShape, caller, lbWrite)
 	if err != nil {
 		return nil, err
+	}
+	if l.Queue != nil {
+		qs, errs, err := s.boards.Enqueue(r.Context(), l.ID, []leaderboard.Write{w})
+		if err == nil {
+			err = errs[0]
+		}
+		if err != nil {
+			return nil, s.redisErr(err)
+		}
+		return lbQueuedJSON{Leaderboard: l.ID, Member: w.Member, Queued: queuedJSON(qs[0])}, nil
 	}
 	res, err := s.boards.Write(r.Context(), l.ID, w)
 	if err != nil {
@@ -75,7 +102,42 @@ type lbResultJSON struct {
 	Boards   []placementJSON `json:"boards,omitempty"`
 	Public   []placementJSON `json:"public,omitempty"`
 	Replayed *bool           `json:"replayed,omitempty"`
+	Queued   *queuedJSON     `json:"queued,omitempty"`
 	Error    *errorBody      `json:"error,omitempty"`
+}
+
+// writeOrQueue applies the writes to a leaderboard, or queues them where
+// it is queued: a result or an error for each.
+func (s *Server) writeOrQueue(r *http.Request, l *leaderboard.Leaderboard, writes []leaderboard.Write) ([]lbResultJSON, error) {
+	out := make([]lbResultJSON, len(writes))
+	var results []leaderboard.WriteResult
+	var queued []leaderboard.Queued
+	var errs []error
+	var err error
+	if l.Queue != nil {
+		queued, errs, err = s.boards.Enqueue(r.Context(), l.ID, writes)
+	} else {
+		results, errs, err = s.boards.WriteBatch(r.Context(), l.ID, writes)
+	}
+	if err != nil {
+		return nil, s.redisErr(err)
+	}
+	for i, w := range writes {
+		out[i].Member = w.Member
+		switch {
+		case errs[i] != nil:
+			s.countRefusal(errs[i])
+			s.redisErr(errs[i])
+			out[i].Error = newErrorBody(errs[i])
+		case queued != nil:
+			q := queuedJSON(queued[i])
+			out[i].Queued = &q
+		default:
+			replayed := results[i].Replayed
+			out[i].Boards, out[i].Public, out[i].Replayed = placements(l, results[i].Boards), placements(l, results[i].Public), &replayed
+		}
+	}
+	return out, nil
 }
 
 // lbScoreBatch applies up to 1,000 writes in one round trip: a malformed
@@ -89,21 +151,9 @@ func (s *Server) lbScoreBatch(r *http.Request, caller *Key) (reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	results, errs, err := s.boards.WriteBatch(r.Context(), l.ID, writes)
+	out, err := s.writeOrQueue(r, l, writes)
 	if err != nil {
-		return nil, s.redisErr(err)
-	}
-	out := make([]lbResultJSON, len(writes))
-	for i, w := range writes {
-		out[i].Member = w.Member
-		if errs[i] != nil {
-			s.countRefusal(errs[i])
-			s.redisErr(errs[i])
-			out[i].Error = newErrorBody(errs[i])
-			continue
-		}
-		replayed := results[i].Replayed
-		out[i].Boards, out[i].Public, out[i].Replayed = placements(l, results[i].Boards), placements(l, results[i].Public), &replayed
+		return nil, err
 	}
 	return marshal{struct {
 		Leaderboard string         `json:"leaderboard"`
@@ -138,22 +188,49 @@ func (s *Server) lbScoreMany(r *http.Request, caller *Key) (reply, error) {
 			return nil, &league.Error{Code: league.NotFound, Field: field, Message: err.Error()}
 		}
 	}
-	results, errs, err := s.boards.WriteMany(r.Context(), writes)
+	// Writes to queued leaderboards go to their queues, the others in one
+	// round trip.
+	var direct []leaderboard.BoardWrite
+	var directAt []int
+	queued := map[string][]int{}
+	for i, w := range writes {
+		if l, _ := s.boards.Leaderboard(w.Leaderboard); l.Queue != nil {
+			queued[w.Leaderboard] = append(queued[w.Leaderboard], i)
+		} else {
+			direct, directAt = append(direct, w), append(directAt, i)
+		}
+	}
+	out := make([]lbManyResultJSON, len(writes))
+	for id, at := range queued {
+		l, _ := s.boards.Leaderboard(id)
+		ws := make([]leaderboard.Write, len(at))
+		for j, i := range at {
+			ws[j] = writes[i].Write
+		}
+		res, err := s.writeOrQueue(r, l, ws)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range at {
+			out[i] = lbManyResultJSON{Leaderboard: id, lbResultJSON: res[j]}
+		}
+	}
+	results, errs, err := s.boards.WriteMany(r.Context(), direct)
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
-	out := make([]lbManyResultJSON, len(writes))
-	for i, w := range writes {
+	for j, w := range direct {
+		i := directAt[j]
 		out[i].Leaderboard, out[i].Member = w.Leaderboard, w.Member
-		if errs[i] != nil {
-			s.countRefusal(errs[i])
-			s.redisErr(errs[i])
-			out[i].Error = newErrorBody(errs[i])
+		if errs[j] != nil {
+			s.countRefusal(errs[j])
+			s.redisErr(errs[j])
+			out[i].Error = newErrorBody(errs[j])
 			continue
 		}
 		l, _ := s.boards.Leaderboard(w.Leaderboard)
-		replayed := results[i].Replayed
-		out[i].Boards, out[i].Public, out[i].Replayed = placements(l, results[i].Boards), placements(l, results[i].Public), &replayed
+		replayed := results[j].Replayed
+		out[i].Boards, out[i].Public, out[i].Replayed = placements(l, results[j].Boards), placements(l, results[j].Public), &replayed
 	}
 	return marshal{struct {
 		Results []lbManyResultJSON `json:"results"`

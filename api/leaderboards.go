@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/league-engine/league/internal/excerpt"
@@ -58,15 +59,31 @@ type leaderboardJSON struct {
 	TieBreak      string       `json:"tie_break"`
 	MaxScore      int64        `json:"max_score"`
 	Current       []periodJSON `json:"current"`
+	// Shards: the boards' shards (1: one key per board).
+	Shards int `json:"shards"`
+	// Queue: a queued leaderboard's bound and the writes waiting.
+	Queue *queueJSON `json:"queue,omitempty"`
 }
 
-func (s *Server) leaderboardSummary(l *leaderboard.Leaderboard) (leaderboardJSON, error) {
+type queueJSON struct {
+	MaxLag int   `json:"max_lag"`
+	Behind int64 `json:"behind"`
+}
+
+func (s *Server) leaderboardSummary(ctx context.Context, l *leaderboard.Leaderboard) (leaderboardJSON, error) {
 	cur, err := s.boards.Current(l.ID)
 	if err != nil {
 		return leaderboardJSON{}, err
 	}
 	out := leaderboardJSON{ID: l.ID, TimeZone: l.Calendar.Loc.String(), WeekStart: l.Calendar.WeekStart.String(),
-		ScoreOperator: string(l.Operator), Order: string(l.Order), TieBreak: string(l.TieBreak), MaxScore: l.MaxScore}
+		ScoreOperator: string(l.Operator), Order: string(l.Order), TieBreak: string(l.TieBreak), MaxScore: l.MaxScore, Shards: l.Shards}
+	if l.Queue != nil {
+		behind, err := s.boards.Lag(ctx, l.ID)
+		if err != nil {
+			return leaderboardJSON{}, s.redisErr(err)
+		}
+		out.Queue = &queueJSON{MaxLag: l.Queue.MaxLag, Behind: behind}
+	}
 	out.Periods, out.Rolling = []string{}, []string{}
 	for i, k := range l.Boards() {
 		if k.Rolling() {
@@ -80,14 +97,14 @@ func (s *Server) leaderboardSummary(l *leaderboard.Leaderboard) (leaderboardJSON
 }
 
 // leaderboards lists the leaderboards the caller's key may call.
-func (s *Server) leaderboards(_ *http.Request, caller *Key) (reply, error) {
+func (s *Server) leaderboards(r *http.Request, caller *Key) (reply, error) {
 	out := []leaderboardJSON{}
 	if s.boards != nil {
 		for _, l := range s.boards.Leaderboards() {
 			if !caller.mayCallLeaderboard(l.ID) {
 				continue
 			}
-			b, err := s.leaderboardSummary(l)
+			b, err := s.leaderboardSummary(r.Context(), l)
 			if err != nil {
 				return nil, err
 			}
@@ -104,7 +121,7 @@ func (s *Server) leaderboard(r *http.Request, _ *Key) (reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.leaderboardSummary(l)
+	b, err := s.leaderboardSummary(r.Context(), l)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,14 @@
 package api_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/league-engine/league/api"
+	"github.com/league-engine/league/internal/testsvc"
 )
 
 // exerciseLeaderboards sends every leaderboard route a success and its
@@ -233,5 +235,58 @@ func TestLeaderboardRateLimit(t *testing.T) {
 	}
 	if got := metricValue(t, f, "league_leaderboard_limit_refusals_total", "leaderboard", "votes", "limit", "actor-day"); got != 2 {
 		t.Errorf("refusals counted: %v, want 2", got)
+	}
+}
+
+// TestQueuedLeaderboard: a queued leaderboard answers 202 with the write's
+// place in its queue, reads say how far behind they are, a full queue
+// answers 503 with Retry-After, and a drain applies what was queued.
+func TestQueuedLeaderboard(t *testing.T) {
+	f := onRedis(t)
+	w := f.do("POST", "/v1/leaderboards/peak/scores", `{"member":"ann","value":3}`, gameKey)
+	if w.Code != http.StatusAccepted || !strings.Contains(w.Body.String(), `"queued":{"id":"`) {
+		t.Fatalf("a queued write: %d %s", w.Code, w.Body)
+	}
+	batch := f.must("POST", "/v1/leaderboards/peak/scores/batch", `{"writes":[{"member":"bob","value":2},{"member":"dan","value":1}]}`)
+	if r := batch["results"].([]any); r[0].(map[string]any)["queued"] == nil || r[1].(map[string]any)["queued"] == nil {
+		t.Fatalf("a queued batch: %v", batch)
+	}
+	many := f.must("POST", "/v1/leaderboards/scores/batch", `{"writes":[{"leaderboard":"peak","member":"cat","value":1},{"leaderboard":"kills","member":"cat","value":1}]}`)
+	if r := many["results"].([]any); r[0].(map[string]any)["queued"] == nil || r[1].(map[string]any)["boards"] == nil {
+		t.Fatalf("a batch over a queued and a direct leaderboard: %v", many)
+	}
+	// 4 waiting; 40 more fill every shard's 3
+	full, queued := 0, 4.0
+	for i := range 40 {
+		w := f.do("POST", "/v1/leaderboards/peak/scores", fmt.Sprintf(`{"member":"x%d","value":1}`, i), gameKey)
+		if w.Code == http.StatusAccepted {
+			queued++
+		} else if w.Code == http.StatusServiceUnavailable {
+			if code, msg := errorOf(t, w); code != "unavailable" || !strings.Contains(msg, "queue.max_lag") || w.Header().Get("Retry-After") == "" {
+				t.Fatalf("a full queue: %s %q", code, msg)
+			}
+			full++
+		}
+	}
+	if full == 0 || queued != 12 {
+		t.Fatalf("%d refused past max_lag, %v queued; want some, and 12", full, queued)
+	}
+	b := f.must("GET", "/v1/leaderboards/peak/boards/day", "")
+	if b["behind"] != queued || b["size"] != 0.0 {
+		t.Fatalf("the board before the drain: %v", b)
+	}
+	if lb := f.must("GET", "/v1/leaderboards/peak", ""); lb["shards"] != 4.0 || lb["queue"].(map[string]any)["behind"] != queued {
+		t.Fatalf("the leaderboard: %v", lb)
+	}
+	for {
+		r, err := f.boards.Drain(f.ctx, "peak")
+		testsvc.Must(t, err, "Drain")
+		if r.Applied == 0 {
+			break
+		}
+	}
+	b = f.must("GET", "/v1/leaderboards/peak/boards/day", "")
+	if b["behind"] != 0.0 || b["size"] != queued || b["entries"].([]any)[0].(map[string]any)["member"] != "ann" {
+		t.Fatalf("the board after the drain: %v", b)
 	}
 }

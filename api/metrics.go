@@ -204,7 +204,8 @@ func isDependencyFailure(err error) bool {
 	if !errors.As(err, &e) {
 		return true // internal
 	}
-	return e.Code == league.Internal || (e.Code == league.Unavailable && e.Err != nil)
+	var full *leaderboard.Full // a queue at its bound: the leaderboard's rule, not Redis failing
+	return e.Code == league.Internal || (e.Code == league.Unavailable && e.Err != nil && !errors.As(err, &full))
 }
 
 func (s *Server) metricsHandler() http.Handler {

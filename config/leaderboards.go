@@ -33,6 +33,7 @@ type leaderboardFile struct {
 	Limits            []limitFile         `yaml:"limits"`
 	Participants      []string            `yaml:"participants"`
 	Shards            *int                `yaml:"shards"`
+	Queue             *queueFile          `yaml:"queue"`
 	MaxPageDepth      *int                `yaml:"max_page_depth"`
 }
 
@@ -43,6 +44,13 @@ type limitFile struct {
 	Per   string                      `yaml:"per"`
 	Max   *int64                      `yaml:"max"`
 	Extra map[string]map[string]int64 `yaml:"extra"`
+}
+
+// queueFile mirrors a leaderboard's queue: section.
+type queueFile struct {
+	MaxLag     int      `yaml:"max_lag"`
+	Batch      int      `yaml:"batch"`
+	ClaimAfter duration `yaml:"claim_after"`
 }
 
 // archiveFile mirrors a leaderboard's archive: section.
@@ -60,6 +68,16 @@ func (lf leaderboardFile) build() (*leaderboard.Leaderboard, error) {
 	l := &leaderboard.Leaderboard{ID: lf.ID, Calendar: cal, Operator: leaderboard.Operator(lf.ScoreOperator),
 		Order: leaderboard.Order(lf.Order), TieBreak: leaderboard.TieBreak(lf.TieBreak), Catalog: lf.Catalog,
 		PublicBoards: lf.PublicBoards, Channels: lf.Channels, Terminals: lf.Terminals}
+	if q := lf.Queue; q != nil {
+		if q.MaxLag == 0 {
+			return nil, fmt.Errorf("queue.max_lag: required: how many writes may wait before writes are refused (503)")
+		}
+		claim, err := q.ClaimAfter.get("queue.claim_after", time.Second)
+		if err != nil {
+			return nil, err
+		}
+		l.Queue = &leaderboard.QueuePolicy{MaxLag: q.MaxLag, Batch: q.Batch, ClaimAfter: claim}
+	}
 	// Init reads a zero as "left out": a zero written is refused here.
 	if lf.Shards != nil {
 		if *lf.Shards == 0 {

@@ -94,6 +94,9 @@ func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard,
 		if err := e.checkShards(ctx, e.boards[id]); err != nil {
 			return nil, err
 		}
+		if err := e.openQueues(ctx, e.boards[id]); err != nil {
+			return nil, err
+		}
 	}
 	e.clock.Sync(ctx)
 	return e, nil

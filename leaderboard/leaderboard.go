@@ -134,6 +134,9 @@ type Leaderboard struct {
 	// MaxDepth bounds how deep a page of a sharded board may reach
 	// (offset + limit; default DefaultMaxDepth).
 	MaxDepth int
+	// Queue, when set, makes writes go through a queue that shaves peaks
+	// (queue.go): Enqueue answers at once, consumers apply them.
+	Queue *QueuePolicy
 
 	tieBits map[Kind]uint          // low bits FirstReached keeps, by kind
 	boards  []Kind                 // Kinds, then the Windows' kinds: the order of writes and replies
@@ -236,6 +239,11 @@ func (l *Leaderboard) Init() error {
 	}
 	if err := l.initShards(); err != nil {
 		return err
+	}
+	if l.Queue != nil {
+		if err := l.Queue.init(); err != nil {
+			return err
+		}
 	}
 	for _, k := range l.Participants {
 		if !seen[k] {

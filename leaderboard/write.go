@@ -62,7 +62,7 @@ func (e *Engine) Write(ctx context.Context, id string, w Write) (WriteResult, er
 	seed := false
 	for attempt := 0; attempt < 4; attempt++ {
 		ps := l.periodsAt(now)
-		ks, args := e.writeArgs(l, now, ps, w, seed)
+		ks, args := e.writeArgs(l, now, ps, w, seed, nil)
 		reply, err := e.run.Run(ctx, scripts.LBWrite, false, ks, args...).Slice()
 		if err != nil {
 			return WriteResult{}, writeError(err)
@@ -133,7 +133,7 @@ func (e *Engine) WriteMany(ctx context.Context, writes []BoardWrite) (results []
 				periods[l] = l.periodsAt(now)
 			}
 			ps[j] = periods[l]
-			return e.writeArgs(l, now, ps[j], writes[i].Write, seed[i])
+			return e.writeArgs(l, now, ps[j], writes[i].Write, seed[i], nil)
 		})
 		if err != nil {
 			return nil, nil, writeError(err)
@@ -212,8 +212,8 @@ func (l *Leaderboard) periodsAt(t time.Time) []Period {
 
 // writeArgs returns lb_write.lua's KEYS and ARGV for w on the boards of ps;
 // seed adds the buckets each rolling board sums, for a board not yet
-// filled.
-func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, seed bool) ([]string, []any) {
+// filled; q, for a queued write, the entry that leaves its stream with it.
+func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, seed bool, q *entry) ([]string, []any) {
 	k := e.memberKeys(l, w.Member)
 	periodic, rolling := ps[:len(l.Kinds)], ps[len(l.Kinds):]
 	boards, public := periodic, 0
@@ -222,7 +222,11 @@ func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, 
 	}
 	ks := make([]string, 0, len(boards)+5*len(rolling)+2)
 	args := make([]any, 0, 12+6*(len(boards)+len(rolling)))
-	args = append(args, e.clock.Arg(), len(boards), w.Member, string(l.Operator), w.Value, l.MaxScore, l.orderArg(),
+	nowArg := e.clock.Arg()
+	if q != nil {
+		nowArg = strconv.FormatInt(q.at.UnixMilli(), 10) // the boards of when it was written
+	}
+	args = append(args, nowArg, len(boards), w.Member, string(l.Operator), w.Value, l.MaxScore, l.orderArg(),
 		(l.IdempotencyWindow + e.expiryLag).Milliseconds(), len(rolling), flag(seed), flag(w.RequestID != ""), public)
 	for i, p := range boards {
 		if public > 0 && i+1 >= public {
@@ -301,6 +305,12 @@ func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, 
 			}
 			args = append(args, end, retention)
 		}
+	}
+	if q != nil {
+		ks = append(ks, k.queue())
+		args = append(args, q.id, queueGroup)
+	} else {
+		args = append(args, "", "")
 	}
 	if w.RequestID != "" {
 		ks = append(ks, k.request(w.Scope, w.RequestID))

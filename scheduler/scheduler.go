@@ -25,6 +25,7 @@ type Scheduler struct {
 	boards   *leaderboard.Engine // nil: no rolling boards to pre-fill
 	fills    *fillMetrics
 	archives *archiveMetrics
+	queues   *queueMetrics
 	store    league.Store
 	log      *slog.Logger
 	poll     time.Duration
@@ -67,7 +68,7 @@ func WithPoll(d time.Duration) Option { return func(s *Scheduler) { s.poll = d }
 // WithRegistry registers the settlement metrics on r.
 func WithRegistry(r prometheus.Registerer) Option {
 	return func(s *Scheduler) {
-		s.metrics, s.fills, s.archives = newMetrics(r), newFillMetrics(r), newArchiveMetrics(r)
+		s.metrics, s.fills, s.archives, s.queues = newMetrics(r), newFillMetrics(r), newArchiveMetrics(r), newQueueMetrics(r)
 	}
 }
 
@@ -98,7 +99,7 @@ func New(engine *league.Engine, store league.Store, opts ...Option) *Scheduler {
 		o(s)
 	}
 	if s.metrics == nil {
-		s.metrics, s.fills, s.archives = newMetrics(nil), newFillMetrics(nil), newArchiveMetrics(nil)
+		s.metrics, s.fills, s.archives, s.queues = newMetrics(nil), newFillMetrics(nil), newArchiveMetrics(nil), newQueueMetrics(nil)
 	}
 	for _, l := range engine.Leagues() {
 		s.leagues[l.ID] = &runner{pending: make(chan struct{}, 1)}
@@ -147,6 +148,11 @@ func (s *Scheduler) Start() {
 				s.archives.start(l)
 				s.wg.Add(1)
 				go s.repeat(func(ctx context.Context) time.Duration { return s.archiveOnce(ctx, l) })
+			}
+			if l.Queue != nil {
+				s.queues.start(l)
+				s.wg.Add(1)
+				go s.repeat(func(ctx context.Context) time.Duration { return s.drainOnce(ctx, l) })
 			}
 		}
 	}

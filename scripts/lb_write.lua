@@ -19,6 +19,7 @@
 -- then, per rate limit, <ns>:lb:{L}:rl:<limit>:<window start ms|ever> <dimension values>: its counter
 -- then, per participant count, <ns>:lb:{L}:hll:<kind>:<start> and ...:<member>: HyperLogLogs
 --   of the period's actors, on the leaderboard and on the member
+-- then, for a queued write, <ns>:lb:{L}:queue: the stream it came from
 -- last     -> <ns>:lb:{L}:q:<scope>:<id>      the request's stored result (only with a request id)
 -- ARGV[1] -> now in ms, or '' for Redis TIME
 -- ARGV[2] -> n, the number of periodic boards
@@ -56,6 +57,9 @@
 --   start and end (ms) of its window ('' for ever); 'write'
 -- then ARGV[15 + 6n + 6w + 4c + 4r] -> h, the number of participant counts, the actor,
 --   and two per count: end (Unix s) of its period, its retention (ms; '' for all time)
+-- then ARGV[17 + 6n + 6w + 4c + 4r + 2h] -> a queued write's stream entry id ('': not
+--   queued; ARGV[1] is then the entry's time), and its consumer group: once written, the
+--   entry is acknowledged and deleted from its stream, the key after the participants'
 --
 -- Returns one of
 --   {0, now, score1, rank1, ..., scoren+w, rankn+w} written (or unchanged) at now (ms): each
@@ -340,6 +344,15 @@ for h = 1, tonumber(ARGV[h0]) do
       redis.call('PEXPIRE', hll, tonumber(ARGV[a]) * 1000 + tonumber(ARGV[a + 1]) - now)
     end
   end
+end
+
+-- A queued write (leaderboard/queue.go) leaves its stream in the same
+-- step: applied once, however often a crashed consumer's entry is claimed.
+local a0 = h0 + 2 + 2 * tonumber(ARGV[h0])
+if ARGV[a0] ~= '' then
+  local stream = KEYS[hk + 2 * tonumber(ARGV[h0])]
+  redis.call('XACK', stream, ARGV[a0 + 1], ARGV[a0])
+  redis.call('XDEL', stream, ARGV[a0])
 end
 
 if rid then

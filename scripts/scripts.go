@@ -47,6 +47,8 @@ var (
 	lbFill string
 	//go:embed lb_catalog.lua
 	lbCatalog string
+	//go:embed lb_enqueue.lua
+	lbEnqueue string
 )
 
 // The scripts. See each .lua file for its contract.
@@ -67,6 +69,7 @@ var (
 	LBAround  = redis.NewScript(assemble(lbAround))
 	LBFill    = redis.NewScript(assemble(lbFill))
 	LBCatalog = redis.NewScript(assemble(lbCatalog))
+	LBEnqueue = redis.NewScript(assemble(lbEnqueue))
 )
 
 // helpers are common.lua's sections by name, in file order.
@@ -122,7 +125,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBFill, LBCatalog}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBFill, LBCatalog, LBEnqueue}
 
 // Status is the first element of a script's reply.
 type Status int64
