@@ -26,7 +26,8 @@ import (
 // many shards the leaderboard has (<ns>:lb:{id}:shards), which Open
 // checks, so that no two processes place members by different shard
 // counts. Each shard's rolling boards are pre-filled from its own buckets,
-// under a lease of its own (fill.go).
+// under a lease of its own (fill.go), and a closed period is archived from
+// every shard, merged (archiveread.go).
 
 // MaxShards bounds Shards.
 const MaxShards = 1024
