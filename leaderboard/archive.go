@@ -3,11 +3,8 @@ package leaderboard
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/league-engine/league/league"
 )
@@ -49,8 +46,9 @@ type ArchivePolicy struct {
 // decided by Redis's own clock a moment earlier must have landed.
 const ArchiveGrace = 2 * time.Second
 
-// archiveChunk is how many entries a read of a closing board takes at once.
-const archiveChunk = 10000
+// archiveChunk is how many entries a read of a closed board takes at once
+// (of each shard). A variable for tests.
+var archiveChunk = 10000
 
 func (l *Leaderboard) initArchive(periodic map[Kind]bool) error {
 	a := l.Archive
@@ -83,7 +81,7 @@ func (l *Leaderboard) initArchive(periodic map[Kind]bool) error {
 // Archived is what Engine.Archive did with one closed period.
 type Archived struct {
 	Period  Period
-	Members int  // on the board when it closed
+	Members int  // on the board when it closed (over every shard)
 	Kept    int  // entries stored
 	Saved   bool // false: another process had archived it
 	// Lost reports a period whose board Redis no longer keeps (its
@@ -137,50 +135,33 @@ func (e *Engine) Archive(ctx context.Context, id string) ([]Archived, error) {
 // archivePeriod reads the closed board of p from Redis, and its
 // participant count where the leaderboard keeps one, and stores them.
 func (e *Engine) archivePeriod(ctx context.Context, l *Leaderboard, p Period) (Archived, error) {
-	key := e.keys(l).board(p)
-	pipe := e.rdb.Pipeline()
-	size := pipe.ZCard(ctx, key)
-	var counted *redis.IntCmd
-	if slices.Contains(l.Participants, p.Kind) {
-		counted = pipe.PFCount(ctx, e.keys(l).participants(p))
-	}
-	_, err := pipe.Exec(ctx)
-	if err != nil {
-		return Archived{}, league.RedisError("leaderboard archive", err)
-	}
-	members, participants := size.Val(), int64(-1)
-	if counted != nil {
-		participants = counted.Val()
-	}
-	keep := int(members)
-	if l.Archive.Top > 0 {
-		keep = min(keep, l.Archive.Top)
-	}
-	shift := math.Ldexp(1, int(l.tieBits[p.Kind]))
-	entries := make([]Entry, 0, keep)
-	for len(entries) < keep {
-		start, stop := int64(len(entries)), int64(min(len(entries)+archiveChunk, keep)-1)
-		var zs []redis.Z
-		if l.Order == Ascending {
-			zs, err = e.rdb.ZRangeWithScores(ctx, key, start, stop).Result()
-		} else {
-			zs, err = e.rdb.ZRevRangeWithScores(ctx, key, start, stop).Result()
-		}
-		if err != nil {
-			return Archived{}, league.RedisError("leaderboard archive", err)
-		}
-		if len(zs) == 0 {
-			break // the board expired while read: keep what was read
-		}
-		for _, z := range zs {
-			entries = append(entries, Entry{Rank: len(entries) + 1, Member: z.Member.(string), Score: int64(math.Floor(z.Score / shift))})
-		}
-	}
-	saved, err := e.archive.ArchivePeriod(ctx, l.ID, p, int(members), participants, entries)
+	sizes, err := e.closedSizes(ctx, l, p)
 	if err != nil {
 		return Archived{}, err
 	}
-	return Archived{Period: p, Members: int(members), Kept: len(entries), Saved: saved}, nil
+	members := 0
+	for _, n := range sizes {
+		members += int(n)
+	}
+	participants := int64(-1)
+	if slices.Contains(l.Participants, p.Kind) {
+		if participants, err = e.participantCount(ctx, l, p, ""); err != nil {
+			return Archived{}, err
+		}
+	}
+	keep := members
+	if l.Archive.Top > 0 {
+		keep = min(keep, l.Archive.Top)
+	}
+	entries, err := e.closedTop(ctx, l, p, sizes, keep)
+	if err != nil {
+		return Archived{}, err
+	}
+	saved, err := e.archive.ArchivePeriod(ctx, l.ID, p, members, participants, entries)
+	if err != nil {
+		return Archived{}, err
+	}
+	return Archived{Period: p, Members: members, Kept: len(entries), Saved: saved}, nil
 }
 
 // pastRetention reports whether period p's board is past its Redis

@@ -3,9 +3,12 @@ package leaderboard_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -122,4 +125,143 @@ func TestRedisCluster(t *testing.T) {
 	if accepted.Load() != 5 {
 		t.Errorf("64 racing writers against a limit of 5 on the cluster: %d accepted", accepted.Load())
 	}
+}
+
+// TestRedisClusterSpread: a leaderboard over 16 shards on the three-node
+// cluster: its shards land on every master, and on identical writes from
+// many members its pages, participants, limit counters and rolling board
+// (pre-filled in every shard across a bucket boundary, and after one that
+// passed unfilled) read exactly as an unsharded twin's.
+func TestRedisClusterSpread(t *testing.T) {
+	rdb := testsvc.Cluster(t, nil)
+	ns := testsvc.Namespace(t)
+	ctx := context.Background()
+	t.Cleanup(func() {
+		rdb.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
+			return testsvc.DeleteNamespace(ctx, m, ns)
+		})
+	})
+	var boards []*leaderboard.Leaderboard
+	for _, id := range []string{"one", "many"} {
+		boards = append(boards, newLeaderboard(t, func(l *leaderboard.Leaderboard) {
+			l.ID, l.Shards = id, 1
+			if id == "many" {
+				l.Shards = 16
+			}
+			l.Kinds = []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime}
+			l.Windows = []leaderboard.Window{{N: 3, Unit: leaderboard.Hour}}
+			l.Participants = []leaderboard.Kind{leaderboard.Day}
+			l.Limits = []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfMember}, Per: leaderboard.PerDay, Max: 1000}}
+		}))
+	}
+	hour0 := start.Truncate(time.Hour)
+	clock := testsvc.NewClock(hour0.Add(time.Second))
+	e, err := leaderboard.Open(ctx, rdb, boards, leaderboard.WithNamespace(ns), leaderboard.WithClock(clock.Now))
+	testsvc.Must(t, err, "Open")
+	f := &fixture{tb: t, ctx: ctx, ns: ns, clock: clock, engine: e}
+	r := rand.New(rand.NewPCG(16, 3))
+	write := func(n int) {
+		t.Helper()
+		ws := make([]leaderboard.Write, n)
+		for i := range ws {
+			ws[i] = leaderboard.Write{Member: fmt.Sprintf("m%03d", r.IntN(400)), Value: int64(1 + r.IntN(4)), Actor: fmt.Sprintf("a%d", r.IntN(300))}
+		}
+		writeTwins(t, f, ws)
+	}
+	same := func(when string, k leaderboard.Kind) (incomplete bool) {
+		t.Helper()
+		for _, page := range [][2]int{{0, leaderboard.MaxPage}, {0, 10}, {123, 50}} {
+			one, err := e.Top(ctx, "one", k, "", page[0], page[1])
+			testsvc.Must(t, err, "Top one %s", k)
+			many, err := e.Top(ctx, "many", k, "", page[0], page[1])
+			testsvc.Must(t, err, "Top many %s", k)
+			if got, want := entries(many.Entries), entries(one.Entries); got != want || many.Size != one.Size ||
+				many.Participants != one.Participants || many.Incomplete != one.Incomplete || len(one.Entries) == 0 {
+				t.Fatalf("%s, %s page %v: sharded %d members, %d participants (incomplete %v), unsharded %d, %d (%v); entries differ at %q",
+					when, k, page, many.Size, many.Participants, many.Incomplete, one.Size, one.Participants, one.Incomplete, firstDifference(got, want))
+			}
+			incomplete = one.Incomplete
+		}
+		return incomplete
+	}
+	write(2000)
+	for _, k := range []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime, "3h"} {
+		same("after 2000 writes", k)
+	}
+	for m := range 400 {
+		w := leaderboard.Write{Member: fmt.Sprintf("m%03d", m)}
+		one, err := e.Counters(ctx, "one", w)
+		testsvc.Must(t, err, "Counters one")
+		many, err := e.Counters(ctx, "many", w)
+		testsvc.Must(t, err, "Counters many")
+		if len(many) != 1 || many[0].Used != one[0].Used {
+			t.Fatalf("counters of %s: sharded %+v, unsharded %+v", w.Member, many, one)
+		}
+	}
+
+	// every master holds some of the shards: each shard's keys are under
+	// its own hash tag, {many} or {many:<s>}
+	var mu sync.Mutex
+	tags := map[string]bool{}
+	perMaster := map[string]int{}
+	err = rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		held := map[string]bool{}
+		iter := m.Scan(ctx, 0, ns+":lb:{many*", 1000).Iterator()
+		for iter.Next(ctx) {
+			key := iter.Val()
+			held[key[strings.Index(key, "{"):strings.Index(key, "}")+1]] = true
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		perMaster[m.Options().Addr] = len(held)
+		for tag := range held {
+			tags[tag] = true
+		}
+		return iter.Err()
+	})
+	testsvc.Must(t, err, "scan the masters")
+	if len(perMaster) != 3 || len(tags) != 16 {
+		t.Fatalf("shards by master: %v, %d shards in all; want 3 masters and 16 shards", perMaster, len(tags))
+	}
+	for addr, n := range perMaster {
+		if n == 0 {
+			t.Errorf("master %s holds none of the 16 shards (by master: %v)", addr, perMaster)
+		}
+	}
+
+	// Rolling boards: pre-filled in every shard, then read past the
+	// boundary; then two boundaries pass unfilled, and each shard fills
+	// from its buckets.
+	fill := func(when, method string, added bool) {
+		t.Helper()
+		one, err := e.PreFill(ctx, "one")
+		testsvc.Must(t, err, "pre-fill one")
+		many, err := e.PreFill(ctx, "many")
+		testsvc.Must(t, err, "pre-fill many")
+		if got, want := fmt.Sprintf("%+v", many), fmt.Sprintf("%+v", one); got != want {
+			t.Fatalf("%s: the sharded pre-fill reported\n%s\nthe unsharded one\n%s", when, got, want)
+		}
+		if len(one) != 2 || one[0].Method != method || (one[0].Added > 0) != added || !one[1].Filled || one[1].Method != "previous" {
+			t.Fatalf("%s: %+v; want the current board filled from its %s (members added: %v) and the next from it", when, one, method, added)
+		}
+	}
+	rolling := func(when string, incomplete bool) {
+		t.Helper()
+		if got := same(when, "3h"); got != incomplete {
+			t.Fatalf("%s: the 3h board reads incomplete %v, want %v", when, got, incomplete)
+		}
+	}
+	fill("in the first hour", "buckets", false) // its writers are on it
+	rolling("in the first hour, filled", false)
+	clock.Set(hour0.Add(time.Hour + time.Second))
+	rolling("past the boundary, filled ahead", false)
+	write(300)
+	rolling("past the boundary, after writes", false)
+	clock.Set(hour0.Add(2*time.Hour + time.Second))
+	rolling("past a boundary unfilled", true)
+	write(300)
+	clock.Set(hour0.Add(3*time.Hour + time.Second))
+	rolling("past two boundaries unfilled", true)
+	fill("past two boundaries unfilled", "buckets", true)
+	rolling("past two boundaries, filled", false)
 }

@@ -148,7 +148,7 @@ func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
 //	<ns>:lb:{L}:<window>:<start> zset  a rolling board: member -> sum (window: 7d, 24h; start: its last bucket's)
 //	<ns>:lb:{L}:bucket:<unit>:<start> zset  a bucket (hour or day) of the rolling windows: member -> sum
 //	<ns>:lb:{L}:fill:<window>:<start> string the pre-fill's progress on that rolling board; "done"
-//	<ns>:lb:{L}:fill             string the token of the process pre-filling the leaderboard
+//	<ns>:lb:{L}:fill             string the token of the process pre-filling the leaderboard (the shard)
 //	<ns>:lb:{L}:pub:<kind>:<start> zset the public twin of a periodic board: values times the multiplier
 //	<ns>:lb:{L}:mult             hash  member -> its multiplier, where not 1
 //	<ns>:lb:{L}:hll:<kind>:<start>[:<member>] HyperLogLog the actors who wrote in the period (for the member)
@@ -210,7 +210,8 @@ func (k keys) catalog() string { return k.prefix + "catalog" }
 // catalogInitial holds the initial score applied to each member.
 func (k keys) catalogInitial() string { return k.prefix + "initial" }
 
-// lease is the token of the process pre-filling the leaderboard.
+// lease is the token of the process pre-filling the leaderboard: one per
+// shard of a sharded one (Engine.PreFill).
 func (k keys) lease() string { return k.prefix + "fill" }
 
 // BoardKey is the Redis key of leaderboard id's board of period p under

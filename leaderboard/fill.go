@@ -21,18 +21,21 @@ const (
 	fillLease = 10 * time.Second
 )
 
-// Fill is what a pre-fill did to one rolling board.
+// Fill is what a pre-fill did to one rolling board. On a sharded
+// leaderboard it is the board over every shard: Added summed, Filled once
+// every shard's part is, Busy if another process held any shard's lease.
 type Fill struct {
 	Period Period // Kind says which window
 	// Method is how the board was filled: "previous" (the board before,
 	// less the bucket that left the window: N-independent) or "buckets"
 	// (the sum of every bucket: the board before was not filled, after
-	// downtime or for a new window). Empty when nothing was left to fill.
+	// downtime or for a new window; on a sharded leaderboard, in at least
+	// one shard). Empty when nothing was left to fill.
 	Method string
 	Added  int  // members the fill put on the board
 	Filled bool // the board is filled: every member's sum is on it
-	// Busy reports another process holding the lease: it fills the
-	// leaderboard, this call did nothing.
+	// Busy reports another process holding the lease (of a shard): it
+	// fills that part, this call did not.
 	Busy bool
 }
 
@@ -43,9 +46,20 @@ type Fill struct {
 // leaguectl on demand.
 //
 // Any number of processes may call it at once: a lease in Redis keeps one
-// filling a leaderboard at a time (the others report Busy), and the fill
+// filling a leaderboard (a shard) at a time (the others report Busy), and the fill
 // itself is exact whatever runs beside it (lb_fill.lua). Stopped anywhere,
 // the next call resumes where it stopped.
+//
+// A sharded leaderboard's rolling board is the sum of its shards' boards,
+// each the sum of that shard's own buckets, so each shard is filled on its
+// own, under its own lease (the shard's k.lease()), one after the other:
+// together they hold the members one board would, so the fill takes about
+// as long as an unsharded one's.
+// One lease for the whole leaderboard cannot work on Redis Cluster:
+// lb_fill.lua takes and renews its lease in the same script as each step,
+// and a script's keys must share a slot, while the shards are in slots of
+// their own. Leases per shard also share the work: a process that finds a
+// shard busy goes on to the next.
 func (e *Engine) PreFill(ctx context.Context, id string) ([]Fill, error) {
 	l, err := e.Leaderboard(id)
 	if err != nil {
@@ -69,9 +83,30 @@ func (e *Engine) PreFill(ctx context.Context, id string) ([]Fill, error) {
 	return out, nil
 }
 
-// fill runs lb_fill.lua on the rolling board of p until it is filled.
+// fill fills the rolling board of p in every shard of l, reported as one
+// board (Fill). A shard another process holds is left to it, and the
+// others filled all the same.
 func (e *Engine) fill(ctx context.Context, l *Leaderboard, p Period) (Fill, error) {
-	k := e.keys(l)
+	all := Fill{Period: p, Filled: true}
+	for _, k := range e.shards(l) {
+		f, err := e.fillShard(ctx, l, k, p)
+		all.Added += f.Added
+		all.Filled = all.Filled && f.Filled
+		all.Busy = all.Busy || f.Busy
+		if f.Method == "buckets" || all.Method == "" { // "buckets" says more: the board before was not filled
+			all.Method = f.Method
+		}
+		if err != nil {
+			all.Filled = false
+			return all, err
+		}
+	}
+	return all, nil
+}
+
+// fillShard runs lb_fill.lua on the rolling board of p in the shard of
+// keys k until it is filled.
+func (e *Engine) fillShard(ctx context.Context, l *Leaderboard, k keys, p Period) (Fill, error) {
 	f := Fill{Period: p}
 	prev := l.Calendar.Previous(p)
 	marks, err := e.rdb.MGet(ctx, k.filled(p), k.filled(prev)).Result()

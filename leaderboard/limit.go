@@ -268,6 +268,9 @@ func (e *Engine) Counters(ctx context.Context, id string, w Write) ([]Counter, e
 		}
 		start, end := l.window(lim, now)
 		out = append(out, Counter{Limit: lim, Start: start, End: end, Max: lim.allowance(w)})
+		// The write counts it in the member's shard; every limit of a
+		// sharded leaderboard counts by member (initShards), so one named
+		// here has w.Member, and all are in one slot: one MGET.
 		ks = append(ks, e.memberKeys(l, w.Member).limitCounter(lim, w, start))
 	}
 	if len(ks) == 0 {

@@ -22,10 +22,12 @@ import (
 // stays one script, one round trip. Reads that rank across the whole
 // leaderboard merge the shards (shardread.go), exactly.
 //
-// What is the leaderboard's as a whole stays in shard 0: the pre-fill's
-// lease and the record of how many shards the leaderboard has
-// (<ns>:lb:{id}:shards), which Open checks, so that no two processes
-// place members by different shard counts.
+// What is the leaderboard's as a whole stays in shard 0: the record of how
+// many shards the leaderboard has (<ns>:lb:{id}:shards), which Open
+// checks, so that no two processes place members by different shard
+// counts. Each shard's rolling boards are pre-filled from its own buckets,
+// under a lease of its own (fill.go), and a closed period is archived from
+// every shard, merged (archiveread.go).
 
 // MaxShards bounds Shards.
 const MaxShards = 1024

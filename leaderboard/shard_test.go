@@ -13,8 +13,9 @@ import (
 )
 
 // sideBySide opens one engine with two leaderboards alike but for their
-// shards: "one" in one key per board, "many" over 7 shards.
-func sideBySide(t *testing.T, b testsvc.Backend, edit func(*leaderboard.Leaderboard)) *fixture {
+// shards: "one" in one key per board, "many" over 7 shards; opts go to
+// Open.
+func sideBySide(t *testing.T, b testsvc.Backend, edit func(*leaderboard.Leaderboard), opts ...leaderboard.Option) *fixture {
 	t.Helper()
 	f := &fixture{tb: t, ctx: context.Background(), ns: testsvc.Namespace(t), clock: testsvc.NewClock(start)}
 	f.rdb = b.New(t, f.ns)
@@ -31,7 +32,8 @@ func sideBySide(t *testing.T, b testsvc.Backend, edit func(*leaderboard.Leaderbo
 			}
 		}))
 	}
-	e, err := leaderboard.Open(f.ctx, f.rdb, boards, leaderboard.WithNamespace(f.ns), leaderboard.WithClock(f.clock.Now))
+	opts = append([]leaderboard.Option{leaderboard.WithNamespace(f.ns), leaderboard.WithClock(f.clock.Now)}, opts...)
+	e, err := leaderboard.Open(f.ctx, f.rdb, boards, opts...)
 	testsvc.Must(t, err, "Open")
 	f.engine = e
 	return f

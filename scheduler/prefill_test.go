@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
@@ -23,11 +24,18 @@ import (
 // writing into the next rolling board ahead of the boundary, so the board
 // is complete the instant it begins; with no scheduler over two
 // boundaries, reads say incomplete and the metric says so, and a scheduler
-// started again completes the board at once.
+// started again completes the board at once. The same over 4 shards: each
+// shard filled, the board complete once every shard is.
 func TestPreFillRollingBoards(t *testing.T) {
+	for _, shards := range []int{1, 4} {
+		t.Run(fmt.Sprintf("%d shards", shards), func(t *testing.T) { preFillRollingBoards(t, shards) })
+	}
+}
+
+func preFillRollingBoards(t *testing.T, shards int) {
 	f := &fixture{t: t, ctx: context.Background(), ns: testsvc.Namespace(t)}
 	f.rdb = testsvc.Redis(t, f.ns)
-	l := &leaderboard.Leaderboard{ID: "votes", Windows: []leaderboard.Window{{N: 3, Unit: leaderboard.Hour}}}
+	l := &leaderboard.Leaderboard{ID: "votes", Windows: []leaderboard.Window{{N: 3, Unit: leaderboard.Hour}}, Shards: shards}
 	testsvc.Must(t, l.Init(), "Init")
 	clock := testsvc.NewClock(time.Date(2026, 11, 25, 9, 30, 0, 0, time.UTC))
 	boards, err := leaderboard.Open(f.ctx, f.rdb, []*leaderboard.Leaderboard{l}, leaderboard.WithNamespace(f.ns), leaderboard.WithClock(clock.Now))
@@ -68,11 +76,21 @@ func TestPreFillRollingBoards(t *testing.T) {
 		}
 	}
 
-	// filled reports the pre-fill's mark on the board of the hour at h.
+	// filled reports the pre-fill's mark on the board of the hour at h, in
+	// every shard (shard s > 0 under the hash tag {votes:s}).
 	filled := func(h int) bool {
-		key := keyspace.Prefix(f.ns, keyspace.Leaderboard, "votes") + "fill:3h:" +
-			strconv.FormatInt(time.Date(2026, 11, 25, h, 0, 0, 0, time.UTC).Unix(), 10)
-		return f.rdb.Get(f.ctx, key).Val() == "done"
+		for s := range shards {
+			id := "votes"
+			if s > 0 {
+				id += ":" + strconv.Itoa(s)
+			}
+			key := keyspace.Prefix(f.ns, keyspace.Leaderboard, id) + "fill:3h:" +
+				strconv.FormatInt(time.Date(2026, 11, 25, h, 0, 0, 0, time.UTC).Unix(), 10)
+			if f.rdb.Get(f.ctx, key).Val() != "done" {
+				return false
+			}
+		}
+		return true
 	}
 
 	write("carol", 5) // 09:30, before any fill
@@ -86,7 +104,10 @@ func TestPreFillRollingBoards(t *testing.T) {
 	}
 	write("alice", 3)
 	// the scheduler sees the 10:00 bucket begin and fills 11:00's board
-	waitFor("the fill of 11:00", func() bool { return filled(11) })
+	// (its count is added once PreFill returns, a moment after the mark)
+	waitFor("the fill of 11:00", func() bool {
+		return filled(11) && metricValue(t, reg, "league_leaderboard_prefill_members_total") >= 1
+	})
 	if n := metricValue(t, reg, "league_leaderboard_prefill_members_total"); n != 1 {
 		t.Errorf("members pre-filled: %v, want 1 (carol)", n)
 	}
@@ -109,7 +130,8 @@ func TestPreFillRollingBoards(t *testing.T) {
 		t.Fatalf("13:30 with no pre-fill since 11:30: %s (incomplete %v), want bob=5 dave=2 reported incomplete (eve is missing)", entries(b), b.Incomplete)
 	}
 	// Another process holds the lease (and died): the board stays
-	// incomplete, and the metric says so, until the lease runs out.
+	// incomplete, and the metric says so, until the lease runs out. (Over
+	// shards, the lease of shard 0: the others are filled meanwhile.)
 	lease := keyspace.Prefix(f.ns, keyspace.Leaderboard, "votes") + "fill"
 	f.rdb.Set(f.ctx, lease, "a-dead-replica", time.Minute)
 	s, reg = start()

@@ -1,0 +1,9 @@
+package leaderboard
+
+// SetArchiveChunk makes the archive read closed boards n entries at a
+// time, so a test crosses chunks with few members; it returns the undo.
+func SetArchiveChunk(n int) (undo func()) {
+	was := archiveChunk
+	archiveChunk = n
+	return func() { archiveChunk = was }
+}
