@@ -2,6 +2,7 @@ package leaderboard_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -100,6 +101,30 @@ func TestRedisCluster(t *testing.T) {
 		if res[i].Boards[0].Score != 7 {
 			t.Errorf("write %d of the batch: %+v", i, res[i])
 		}
+	}
+	// a sharded leaderboard: its shards' hash tags spread over the nodes,
+	// and each read that ranks asks every one of them
+	spread := newLeaderboard(t, func(l *leaderboard.Leaderboard) {
+		l.ID, l.Shards, l.Participants = "spread", 6, []leaderboard.Kind{leaderboard.Day}
+	})
+	se, err := leaderboard.Open(ctx, rdb, []*leaderboard.Leaderboard{spread}, leaderboard.WithNamespace(ns), leaderboard.WithClock(clock.Now))
+	testsvc.Must(t, err, "Open")
+	for i := range 20 {
+		_, err := se.Write(ctx, "spread", leaderboard.Write{Member: fmt.Sprintf("m%02d", i), Value: int64(i + 1), Actor: fmt.Sprint(i % 4)})
+		testsvc.Must(t, err, "write to spread")
+	}
+	top, err := se.Top(ctx, "spread", leaderboard.AllTime, "", 0, 3)
+	testsvc.Must(t, err, "top of spread")
+	around, err := se.Around(ctx, "spread", leaderboard.Day, "", "m10", 2)
+	testsvc.Must(t, err, "around in spread")
+	if got, want := entries(top.Entries)+"| "+entries(around.Entries), "1.m19=20 2.m18=19 3.m17=18 | 8.m12=13 9.m11=12 10.m10=11 11.m09=10 12.m08=9 "; got != want ||
+		around.Size != 20 || around.Participants != 4 {
+		t.Errorf("spread: got %s (size %d, %d participants), want %s", got, around.Size, around.Participants, want)
+	}
+	sts, failed, err := se.Members(ctx, "spread", []string{"m10", "m19", "nobody"}, nil)
+	testsvc.Must(t, errors.Join(append(failed, err)...), "members of spread")
+	if st := sts[0][0]; st.Rank != 10 || st.Gap != 1 || sts[1][0].Rank != 1 || sts[1][0].Gap != -1 || sts[2][0].Rank != 0 {
+		t.Errorf("spread members: %+v", sts)
 	}
 	// 64 racing writers against a limit of 5, on the cluster
 	limited := newLeaderboard(t, func(l *leaderboard.Leaderboard) {

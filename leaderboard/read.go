@@ -136,7 +136,8 @@ func (e *Engine) Top(ctx context.Context, id string, k Kind, period string, offs
 }
 
 // Around returns the window of a board around member: up to n ranks above
-// it and n below, in one round trip. A member not on the board is NotFound.
+// it and n below, in one round trip (two on a sharded leaderboard:
+// shardrank.go). A member not on the board is NotFound.
 func (e *Engine) Around(ctx context.Context, id string, k Kind, period, member string, n int) (Board, error) {
 	l, err := e.Leaderboard(id)
 	if err != nil {
@@ -159,6 +160,13 @@ func (e *Engine) Around(ctx context.Context, id string, k Kind, period, member s
 	key, err := e.readKey(l, p)
 	if err != nil {
 		return Board{}, err
+	}
+	if l.Shards > 1 {
+		b, err := e.shardedAround(ctx, l, p, member, n)
+		if err != nil {
+			return Board{}, err
+		}
+		return b, e.names(ctx, l, b.Entries)
 	}
 	ks, rolling := []string{key}, 0
 	if k.Rolling() {
@@ -216,7 +224,7 @@ type Standing struct {
 }
 
 // Member returns member on every board of leaderboard id, in Boards
-// order, in one round trip.
+// order, in one round trip (two on a sharded leaderboard).
 func (e *Engine) Member(ctx context.Context, id, member string) ([]Standing, error) {
 	sts, errs, err := e.Members(ctx, id, []string{member}, nil)
 	if err != nil {
@@ -226,7 +234,8 @@ func (e *Engine) Member(ctx context.Context, id, member string) ([]Standing, err
 }
 
 // Members returns each member on the boards of leaderboard id of the given
-// kinds (nil: every board), in one round trip: sts[i] for members[i], in
+// kinds (nil: every board), in one round trip (two on a sharded
+// leaderboard: shardrank.go): sts[i] for members[i], in
 // the order of kinds (or Boards). A bad member id fails alone (errs[i]); a
 // kind the leaderboard does not keep, or more than MaxBatch members, fails
 // the call.
@@ -265,6 +274,20 @@ func (e *Engine) Members(ctx context.Context, id string, members []string, kinds
 		}
 	}
 	if len(asked) == 0 {
+		return sts, errs, nil
+	}
+	if l.Shards > 1 {
+		names := make([]string, len(asked))
+		for j, i := range asked {
+			names[j] = members[i]
+		}
+		got, err := e.shardedMembers(ctx, l, names, ps)
+		if err != nil {
+			return nil, nil, err
+		}
+		for j, i := range asked {
+			sts[i] = got[j]
+		}
 		return sts, errs, nil
 	}
 	k := e.keys(l)

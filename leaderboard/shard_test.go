@@ -2,10 +2,13 @@ package leaderboard_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/leaderboard"
@@ -39,16 +42,16 @@ func sideBySide(t *testing.T, b testsvc.Backend, edit func(*leaderboard.Leaderbo
 	return f
 }
 
-// writeBoth makes the same random writes to both: 300 members, small
+// writeBoth makes n same random writes to both: of 300 members, small
 // values so that many tie.
-func writeBoth(t *testing.T, f *fixture, seed uint64) []string {
+func writeBoth(t *testing.T, f *fixture, seed uint64, n int) []string {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 1))
 	var members []string
 	for i := range 300 {
 		members = append(members, fmt.Sprintf("m%03d", i))
 	}
-	for range 1500 {
+	for range n {
 		w := leaderboard.Write{Member: members[r.IntN(len(members))], Value: int64(r.IntN(4)), Actor: fmt.Sprintf("a%d", r.IntN(500))}
 		for _, id := range []string{"one", "many"} {
 			_, err := f.engine.Write(f.ctx, id, w)
@@ -59,8 +62,10 @@ func writeBoth(t *testing.T, f *fixture, seed uint64) []string {
 }
 
 // TestShardedMatchesUnsharded: on identical writes, a leaderboard over 7
-// shards reads exactly as one over one: every page of every board, in
-// both orders and both tie breaks, with the same size and participants.
+// shards reads exactly as one over one, in both orders and both tie
+// breaks: every page of every board, with the same size and participants;
+// every member's standings (score, rank, gap, the period before); windows
+// around members at the top, the bottom and between.
 func TestShardedMatchesUnsharded(t *testing.T) {
 	cases := map[string]func(*leaderboard.Leaderboard){
 		"descending by member id":  nil,
@@ -78,7 +83,7 @@ func sideBySideCases(t *testing.T, b testsvc.Backend, cases map[string]func(*lea
 		for name, edit := range cases {
 			t.Run(name, func(t *testing.T) {
 				f := sideBySide(t, b, edit)
-				writeBoth(t, f, 7)
+				members := writeBoth(t, f, 7, 1500)
 				for _, k := range []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime} {
 					for _, page := range [][2]int{{0, 1000}, {0, 10}, {37, 50}, {290, 20}} {
 						one, err := f.engine.Top(f.ctx, "one", k, "", page[0], page[1])
@@ -91,7 +96,87 @@ func sideBySideCases(t *testing.T, b testsvc.Backend, cases map[string]func(*lea
 						}
 					}
 				}
+				// an hour on: the hour before holds the writes above, the
+				// current hour a few, without many members
+				f.clock.Add(time.Hour)
+				writeBoth(t, f, 8, 300)
+				sameStandings(t, f, members)
+				sameWindows(t, f)
 			})
+		}
+	}
+}
+
+// sameStandings compares every member's standings, and one not on the
+// boards: in batches (of 50, as miniredis is slow) on the boards that
+// differ (this week's and month's hold the same writes as today's), and
+// one by one on every board for some.
+func sameStandings(t *testing.T, f *fixture, members []string) {
+	t.Helper()
+	members = append(slices.Clone(members), "nobody")
+	kinds := []leaderboard.Kind{leaderboard.Hour, leaderboard.Day, leaderboard.AllTime}
+	for from := 0; from < len(members); from += 50 {
+		batch := members[from:min(from+50, len(members))]
+		one, errs, err := f.engine.Members(f.ctx, "one", batch, kinds)
+		testsvc.Must(t, errors.Join(append(errs, err)...), "Members one")
+		many, errs, err := f.engine.Members(f.ctx, "many", batch, kinds)
+		testsvc.Must(t, errors.Join(append(errs, err)...), "Members many")
+		for i, m := range batch {
+			if got, want := standings(many[i]), standings(one[i]); got != want {
+				t.Fatalf("%s: sharded %s\nunsharded %s", m, got, want)
+			}
+		}
+	}
+	for i := 0; i < len(members); i += 15 {
+		one, err := f.engine.Member(f.ctx, "one", members[i])
+		testsvc.Must(t, err, "Member one")
+		many, err := f.engine.Member(f.ctx, "many", members[i])
+		testsvc.Must(t, err, "Member many")
+		if got, want := standings(many), standings(one); got != want {
+			t.Fatalf("%s alone: sharded %s\nunsharded %s", members[i], got, want)
+		}
+	}
+}
+
+// standings renders a member's standings.
+func standings(sts []leaderboard.Standing) string {
+	s := ""
+	for _, st := range sts {
+		s += fmt.Sprintf("%s: %d #%d gap %d", st.Period.Kind, st.Score, st.Rank, st.Gap)
+		if st.Previous != nil {
+			s += fmt.Sprintf(" before %s %d #%d", st.Previous.Period.ID(), st.Previous.Score, st.Previous.Rank)
+		}
+		s += fmt.Sprintf(" (%d actors, incomplete %v); ", st.Participants, st.Incomplete)
+	}
+	return s
+}
+
+// sameWindows compares windows of several sizes around members at the
+// top, the bottom and between of some boards, and one not on the board.
+func sameWindows(t *testing.T, f *fixture) {
+	t.Helper()
+	for _, k := range []leaderboard.Kind{leaderboard.Hour, leaderboard.Day, leaderboard.AllTime} {
+		top, err := f.engine.Top(f.ctx, "one", k, "", 0, leaderboard.MaxPage)
+		testsvc.Must(t, err, "Top one")
+		last := len(top.Entries) - 1
+		for _, at := range []int{0, 1, 2, last / 2, last - 2, last - 1, last} {
+			m := top.Entries[at].Member
+			for _, n := range []int{0, 1, 3, 10, (leaderboard.MaxPage - 1) / 2} {
+				one, err := f.engine.Around(f.ctx, "one", k, "", m, n)
+				testsvc.Must(t, err, "Around one")
+				many, err := f.engine.Around(f.ctx, "many", k, "", m, n)
+				testsvc.Must(t, err, "Around many")
+				if got, want := entries(many.Entries), entries(one.Entries); got != want || many.Size != one.Size ||
+					many.Participants != one.Participants || many.Incomplete != one.Incomplete {
+					t.Fatalf("%s around %s (rank %d), n %d: sharded %d members, %d participants, unsharded %d, %d; entries differ at %q",
+						k, m, at+1, n, many.Size, many.Participants, one.Size, one.Participants, firstDifference(got, want))
+				}
+			}
+		}
+		for _, id := range []string{"one", "many"} {
+			if _, err := f.engine.Around(f.ctx, id, k, "", "nobody", 2); league.ErrorCode(err) != league.NotFound {
+				t.Errorf("%s: around a member not on the %s board: got %v, want NotFound", id, k, err)
+			}
 		}
 	}
 }

@@ -43,6 +43,8 @@ var (
 	lbMember string
 	//go:embed lb_around.lua
 	lbAround string
+	//go:embed lb_rank.lua
+	lbRank string
 	//go:embed lb_fill.lua
 	lbFill string
 	//go:embed lb_catalog.lua
@@ -67,6 +69,7 @@ var (
 	LBWrite   = redis.NewScript(assemble(lbWrite))
 	LBMember  = redis.NewScript(assemble(lbMember))
 	LBAround  = redis.NewScript(assemble(lbAround))
+	LBRank    = redis.NewScript(assemble(lbRank))
 	LBFill    = redis.NewScript(assemble(lbFill))
 	LBCatalog = redis.NewScript(assemble(lbCatalog))
 	LBEnqueue = redis.NewScript(assemble(lbEnqueue))
@@ -125,7 +128,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBFill, LBCatalog, LBEnqueue}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBRank, LBFill, LBCatalog, LBEnqueue}
 
 // Status is the first element of a script's reply.
 type Status int64

@@ -60,10 +60,21 @@ func (r *Runner) RunAlone(ctx context.Context, script *redis.Script, keys []stri
 // KEYS and ARGV of call j. A call's error reply stays in its Cmd; the error
 // is the round trip's own (Redis unreachable).
 func (r *Runner) Pipeline(ctx context.Context, script *redis.Script, n int, args func(j int) ([]string, []any)) ([]*redis.Cmd, error) {
+	return r.pipeline(ctx, script, false, n, args)
+}
+
+// ReadPipeline runs n read-only calls of script (EVALSHA_RO) in one round
+// trip, as Pipeline: reads that may be retried, and that a cluster client
+// routing reads to replicas may send there.
+func (r *Runner) ReadPipeline(ctx context.Context, script *redis.Script, n int, args func(j int) ([]string, []any)) ([]*redis.Cmd, error) {
+	return r.pipeline(ctx, script, true, n, args)
+}
+
+func (r *Runner) pipeline(ctx context.Context, script *redis.Script, ro bool, n int, args func(j int) ([]string, []any)) ([]*redis.Cmd, error) {
 	calls := make([]*call, n)
 	for j := range calls {
 		ks, as := args(j)
-		calls[j] = &call{ctx: ctx, script: script, keys: ks, args: as}
+		calls[j] = &call{ctx: ctx, script: script, ro: ro, keys: ks, args: as}
 	}
 	if err := evalPipelined(ctx, r.rdb, r.limit, calls); err != nil {
 		return nil, err
