@@ -208,6 +208,10 @@ func TestShardsBadConfig(t *testing.T) {
 	if league.ErrorCode(err) != league.Invalid || !strings.Contains(err.Error(), "max_page_depth 2000") {
 		t.Fatalf("a page past the depth: %v", err)
 	}
+	// a write sees one shard: it reports no rank, which needs them all
+	if r := f.write("ann", 5); r.Boards[0].Rank != 0 || r.Boards[0].Score != 5 {
+		t.Fatalf("a write's result on a sharded leaderboard: %+v", r.Boards[0])
+	}
 	// the shard count is recorded: another count is refused at Open
 	other := newLeaderboard(t, func(l *leaderboard.Leaderboard) { l.Shards = 5 })
 	if _, err := leaderboard.Open(f.ctx, f.rdb, []*leaderboard.Leaderboard{other}, leaderboard.WithNamespace(f.ns)); err == nil ||

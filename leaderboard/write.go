@@ -31,7 +31,7 @@ type Write struct {
 type Placement struct {
 	Period Period // Kind says which board
 	Score  int64
-	Rank   int // 1-based
+	Rank   int // 1-based; 0 in a write's result on a sharded leaderboard (the write sees one shard)
 }
 
 // WriteResult is the member's place on every board after a write, in the
@@ -353,6 +353,11 @@ func (l *Leaderboard) writeResult(now time.Time, ps []Period, w Write, reply []a
 		place := func(j int, p Period) Placement {
 			score, _ := reply[2+2*j].(int64)
 			rank, _ := reply[3+2*j].(int64)
+			if l.Shards > 1 {
+				// the script saw one shard: its rank there is not the
+				// member's; ranking needs every shard (Member reads it)
+				rank = 0
+			}
 			return Placement{Period: p, Score: score, Rank: int(rank)}
 		}
 		// the reply's order: raw periodic boards, their public twins, rolling boards
