@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -31,9 +32,10 @@ type Engine struct {
 	boards    map[string]*Leaderboard
 	prefixes  map[string][]keys // by leaderboard id, one per shard, built once
 	ids       []string
-	token     string  // this engine's name in the pre-fill lease
-	archive   Archive // nil: no archive
-	public    bool    // a Public view
+	token     string    // this engine's name in the pre-fill lease
+	archive   Archive   // nil: no archive
+	public    bool      // a Public view
+	claimed   *sync.Map // leaderboard id -> when Drain last claimed stale entries
 }
 
 // Option configures an Engine.
@@ -69,7 +71,7 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 // beyond their boards, so a new one needs nothing written.
 func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard, opts ...Option) (*Engine, error) {
 	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), boards: map[string]*Leaderboard{},
-		prefixes: map[string][]keys{}, shared: league.DefaultSharedRoundTrips, token: newToken()}
+		prefixes: map[string][]keys{}, claimed: &sync.Map{}, shared: league.DefaultSharedRoundTrips, token: newToken()}
 	for _, o := range opts {
 		o(e)
 	}

@@ -16,8 +16,9 @@ import (
 // feeds, so this needs no Postgres either.
 
 // drainIdle is how long a consumer waits when its queue was empty: short,
-// since a write waits that long at most before it is applied.
-const drainIdle = 50 * time.Millisecond
+// since a write may wait that long before it is applied; an idle queued
+// leaderboard costs each replica one XREADGROUP per shard that often.
+const drainIdle = 100 * time.Millisecond
 
 type queueMetrics struct {
 	lag                        *prometheus.GaugeVec
