@@ -74,7 +74,10 @@ func TestShardedMatchesUnsharded(t *testing.T) {
 		"best, ascending":          func(l *leaderboard.Leaderboard) { l.Operator, l.Order = leaderboard.Best, leaderboard.Ascending },
 	}
 	for _, b := range testsvc.Backends {
-		t.Run(b.Name, func(t *testing.T) { sideBySideCases(t, b, cases) })
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			sideBySideCases(t, b, cases)
+		})
 	}
 }
 
@@ -82,6 +85,7 @@ func sideBySideCases(t *testing.T, b testsvc.Backend, cases map[string]func(*lea
 	{
 		for name, edit := range cases {
 			t.Run(name, func(t *testing.T) {
+				t.Parallel() // each its own namespace; most of the time is waiting on round trips
 				f := sideBySide(t, b, edit)
 				members := writeBoth(t, f, 7, 1500)
 				for _, k := range []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime} {
