@@ -3,13 +3,13 @@ package leaderboard
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/league-engine/league/internal/calendar"
+	"github.com/league-engine/league/internal/ratelimit"
 	"github.com/league-engine/league/league"
 )
 
@@ -65,24 +65,16 @@ type Limit struct {
 // MaxDimension is the longest actor, channel or terminal value.
 const MaxDimension = 64
 
-var limitName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
-
 // initLimits checks the limits and the allowed channels and terminals.
 func (l *Leaderboard) initLimits() error {
 	names := map[string]bool{}
 	for i, lim := range l.Limits {
 		field := fmt.Sprintf("limits[%d]", i)
-		if lim.Name == "" {
-			var by []string
-			for _, d := range lim.By {
-				by = append(by, string(d))
-			}
-			lim.Name = strings.Join(by, "-") + "-" + string(lim.Per)
-			l.Limits[i].Name = lim.Name
+		name, err := ratelimit.Name(lim.Name, lim.By, string(lim.Per))
+		if err != nil {
+			return fmt.Errorf("%s.name: %v", field, err)
 		}
-		if !limitName.MatchString(lim.Name) {
-			return fmt.Errorf("%s.name: %q is not 1-32 characters of a-z, 0-9, _ and -", field, lim.Name)
-		}
+		lim.Name, l.Limits[i].Name = name, name
 		if names[lim.Name] {
 			return fmt.Errorf("%s.name: %q is the name of another limit (name them apart)", field, lim.Name)
 		}
@@ -276,14 +268,12 @@ func (e *Engine) Counters(ctx context.Context, id string, w Write) ([]Counter, e
 	if len(ks) == 0 {
 		return nil, nil
 	}
-	vals, err := e.rdb.MGet(ctx, ks...).Result()
+	used, err := ratelimit.Counts(ctx, e.rdb, ks)
 	if err != nil {
 		return nil, league.RedisError("leaderboard counters", err)
 	}
-	for i, v := range vals {
-		if s, ok := v.(string); ok {
-			out[i].Used, _ = strconv.ParseInt(s, 10, 64)
-		}
+	for i := range out {
+		out[i].Used = used[i]
 	}
 	return out, nil
 }

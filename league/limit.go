@@ -3,7 +3,6 @@ package league
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/league-engine/league/internal/calendar"
+	"github.com/league-engine/league/internal/ratelimit"
 )
 
 // Guards on score writes (issue 21): rate limits by player and by the
@@ -64,25 +64,17 @@ type guard struct {
 	gain bool
 }
 
-var limitName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
-
 // initGuards checks Limits, MaxGainPer and Hold, and derives the guards.
 func (l *League) initGuards() error {
 	l.guards = nil
 	named := map[string]bool{}
 	for i, lim := range l.Limits {
 		field := fmt.Sprintf("limits[%d]", i)
-		if lim.Name == "" {
-			var by []string
-			for _, d := range lim.By {
-				by = append(by, string(d))
-			}
-			lim.Name = strings.Join(by, "-") + "-" + string(lim.Per)
-			l.Limits[i].Name = lim.Name
+		name, err := ratelimit.Name(lim.Name, lim.By, string(lim.Per))
+		if err != nil || strings.HasPrefix(name, "gain-") {
+			return fmt.Errorf("%s.name: %q is not 1-32 characters of a-z, 0-9, _ and -, not starting with gain- (max_gain_per's)", field, name)
 		}
-		if !limitName.MatchString(lim.Name) || strings.HasPrefix(lim.Name, "gain-") {
-			return fmt.Errorf("%s.name: %q is not 1-32 characters of a-z, 0-9, _ and -, not starting with gain- (max_gain_per's)", field, lim.Name)
-		}
+		lim.Name, l.Limits[i].Name = name, name
 		if named[lim.Name] {
 			return fmt.Errorf("%s.name: %q is the name of another limit (name them apart)", field, lim.Name)
 		}
@@ -267,14 +259,12 @@ func (e *Engine) Counters(ctx context.Context, leagueID string, w ScoreWrite) ([
 	if len(ks) == 0 {
 		return nil, nil
 	}
-	vals, err := e.rdb.MGet(ctx, ks...).Result()
+	used, err := ratelimit.Counts(ctx, e.rdb, ks)
 	if err != nil {
 		return nil, internal("counters", err)
 	}
-	for i, v := range vals {
-		if s, ok := v.(string); ok {
-			out[i].Used, _ = strconv.ParseInt(s, 10, 64)
-		}
+	for i := range out {
+		out[i].Used = used[i]
 	}
 	return out, nil
 }
