@@ -14,7 +14,7 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Prefix+"/", http.StatusSeeOther)
 		return
 	}
-	c.render(w, r, http.StatusOK, "signin", nil, view{Title: "Sign in"})
+	c.render(w, r, http.StatusOK, "signin", nil, view{Title: "Sign in", Data: c.cfg.SessionTTL})
 }
 
 func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
@@ -23,7 +23,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	v := view{Title: "Sign in"}
+	v := view{Title: "Sign in", Data: c.cfg.SessionTTL}
 	if !sameOrigin(r) {
 		// Another site signing an operator in with its own key would have
 		// them act, unknowing, under that key.
@@ -60,5 +60,5 @@ func (c *Console) signout(w http.ResponseWriter, r *http.Request, sess *session)
 		http.Redirect(w, r, Prefix+"/", http.StatusSeeOther)
 		return
 	}
-	c.render(w, r, http.StatusOK, "signin", nil, view{Title: "Sign in", Notice: "You are signed out."})
+	c.render(w, r, http.StatusOK, "signin", nil, view{Title: "Sign in", Notice: "You are signed out.", Data: c.cfg.SessionTTL})
 }
