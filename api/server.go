@@ -20,6 +20,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/league-engine/league/console"
 	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
@@ -53,6 +54,10 @@ type Config struct {
 	// DefaultRequestTimeout), but for running a settlement, which has the
 	// settler's own.
 	RequestTimeout time.Duration
+	// Console serves the back office at /console (package console) with
+	// its sessions in this Redis; nil: no console. The server supplies
+	// the engine, the keys and the logger.
+	Console *console.Config
 }
 
 // Defaults of a zero Config.
@@ -111,6 +116,7 @@ func New(cfg Config) *Server {
 	registerEngine(s.registry, s.engine, s.boards)
 	s.health = newHealth(s)
 	s.routes()
+	s.mountConsole(cfg.Console)
 	return s
 }
 

@@ -27,6 +27,7 @@ import (
 
 	"github.com/league-engine/league/api"
 	"github.com/league-engine/league/config"
+	"github.com/league-engine/league/console"
 	"github.com/league-engine/league/internal/buildinfo"
 	"github.com/league-engine/league/internal/connect"
 	"github.com/league-engine/league/leaderboard"
@@ -187,6 +188,7 @@ func (d *daemon) run(ctx context.Context) error {
 		Engine: engine, Leaderboards: boards, Store: store, Settler: sched, Registry: reg, Logger: log,
 		Keys: cfg.Server.Keys, HistoryLimit: cfg.Settlement.HistoryLimit,
 		RequestTimeout: cfg.Server.RequestTimeout, AccessLog: cfg.Log.Access,
+		Console: &console.Config{Redis: rdb, Namespace: cfg.Namespace},
 	})
 	srv := api.NewHTTPServer(apiServer.Handler(), api.ServeOptions{
 		MaxConnections: noCapIsMinusOne(cfg.Server.MaxConnections), MaxConnectionsPerClient: noCapIsMinusOne(cfg.Server.MaxConnectionsPerClient),

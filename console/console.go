@@ -1,0 +1,116 @@
+// Package console is the back office leagued serves at /console: server-
+// rendered pages (html/template, embedded with go:embed: nothing fetched
+// from the internet, no script) where an operator signs in with an admin
+// key, sees every league and decides its held writes.
+//
+// The api package mounts it, as it owns the keys (Keys); sessions live in
+// Redis, so any replica of leagued serves a signed-in operator. Every
+// request that changes state is a POST carrying the session's CSRF token
+// from a same-origin page (csrf.go).
+package console
+
+import (
+	"embed"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/league"
+)
+
+//go:embed templates/*.html static/*.css
+var files embed.FS
+
+// Keys is what the console asks of the API's keys (api's keyring answers;
+// a SIGHUP reload is seen at once).
+type Keys interface {
+	// Off reports that authentication is off: no key is configured.
+	Off() bool
+	// Admin returns the name of the admin key whose secret is secret: an
+	// Unauthorized error for no key, Forbidden for a game key.
+	Admin(secret string) (name string, err error)
+	// IsAdmin reports that name is still an admin key's: a session of a
+	// key removed or demoted since it signed in ends.
+	IsAdmin(name string) bool
+}
+
+// Config is what a Console needs. The api package sets Engine, Keys,
+// Status and Logger; leagued sets the rest.
+type Config struct {
+	Engine *league.Engine
+	Keys   Keys
+	// Status is the HTTP status of an error: api's one table from codes to
+	// statuses, so a page answers what the JSON route would.
+	Status func(error) int
+	// Redis holds the sessions, under Namespace:console:.
+	Redis     redis.UniversalClient
+	Namespace string
+	// SessionTTL is how long a sign-in lasts (default DefaultSessionTTL).
+	SessionTTL time.Duration
+	Logger     *slog.Logger     // nil: slog.Default()
+	Now        func() time.Time // nil: time.Now
+}
+
+// DefaultSessionTTL is a working day: a session is not renewed by use, so
+// a cookie left on a shared machine stops working by the evening.
+const DefaultSessionTTL = 8 * time.Hour
+
+// Console serves the pages. Build it with New.
+type Console struct {
+	cfg      Config
+	sessions *sessions
+	pages    *pages
+	mux      *http.ServeMux
+}
+
+// New builds the console.
+func New(cfg Config) *Console {
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = DefaultSessionTTL
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Status == nil {
+		cfg.Status = func(error) int { return http.StatusInternalServerError }
+	}
+	c := &Console{cfg: cfg, sessions: newSessions(cfg.Redis, cfg.Namespace, cfg.SessionTTL), pages: parsePages(), mux: http.NewServeMux()}
+	c.routes()
+	return c
+}
+
+// Prefix is where the console is served.
+const Prefix = "/console"
+
+func (c *Console) routes() {
+	c.mux.Handle("GET /console/static/", http.StripPrefix("/console", http.FileServerFS(files)))
+	c.mux.HandleFunc("GET /console/signin", c.signinPage)
+	c.mux.HandleFunc("POST /console/signin", c.signin)
+	c.mux.HandleFunc("POST /console/signout", c.action(c.signout))
+	c.mux.HandleFunc("GET /console/{$}", c.page(c.leagues))
+	c.mux.HandleFunc("GET /console/leagues/{league}/held", c.page(c.held))
+	c.mux.HandleFunc("POST /console/leagues/{league}/held/{id}/{decision}", c.action(c.decide))
+	c.mux.HandleFunc("/console/", c.notFound)
+}
+
+// ServeHTTP serves everything under /console/.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	// Pages name no outside resource and run no script; nothing may frame
+	// them (clickjacking of the approve buttons), and none is cached.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+	c.mux.ServeHTTP(w, r)
+}
+
+func (c *Console) notFound(w http.ResponseWriter, r *http.Request) {
+	c.render(w, r, http.StatusNotFound, "message", nil, view{Title: "Not found", Error: "No page at " + r.URL.Path + "."})
+}

@@ -1,0 +1,195 @@
+package console_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/api"
+	"github.com/league-engine/league/console"
+	"github.com/league-engine/league/inmem"
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+// Keys of the test servers.
+const (
+	gameKey  = "game-key-0123456789"
+	adminKey = "admin-key-0123456789"
+)
+
+// monday starts the test week; the engine's clock is an hour into it.
+var monday = time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
+
+const firstPeriod = "20261116T000000Z"
+
+var bothKeys = []api.Key{
+	{Name: "game-1", Secrets: []string{gameKey}},
+	{Name: "admin-1", Admin: true, Secrets: []string{adminKey}},
+}
+
+// fixture is leagued's API server, the console mounted, on a fresh
+// namespace of the real Redis: league "weekly" holds writes past a gain of
+// 50 for an operator.
+type fixture struct {
+	t      *testing.T
+	ctx    context.Context
+	rdb    *redis.Client
+	ns     string
+	engine *league.Engine
+	server *api.Server
+	http   *httptest.Server
+	client *http.Client
+}
+
+func newFixture(t *testing.T, keys []api.Key) *fixture {
+	return newFixtureOn(t, keys, httptest.NewServer)
+}
+
+// newFixtureOn serves the fixture with serve (httptest.NewServer or
+// NewTLSServer).
+func newFixtureOn(t *testing.T, keys []api.Key, serve func(http.Handler) *httptest.Server) *fixture {
+	t.Helper()
+	ns := testsvc.Namespace(t)
+	f := &fixture{t: t, ctx: context.Background(), rdb: testsvc.Redis(t, ns), ns: ns}
+	clock := testsvc.NewClock(monday.Add(time.Hour))
+	quiet := slog.New(slog.NewTextHandler(&testsvc.Log{}, nil))
+	ladder, err := tiers.NewLadder([]tiers.Tier{
+		{ID: "bronze", Name: "Bronze", Promote: 2000, MinPromoteScore: 1},
+		{ID: "silver", Name: "Silver", Demote: 2000},
+	})
+	testsvc.Must(t, err, "NewLadder")
+	sched, err := league.ParseSchedule("0 0 * * MON")
+	testsvc.Must(t, err, "ParseSchedule")
+	l := &league.League{ID: "weekly", BoardSize: 10, Schedule: sched, Ladder: ladder, MaxScore: 1_000_000, MaxGain: 50, Hold: true}
+	testsvc.Must(t, l.Init(), "Init")
+	f.engine, err = league.Open(f.ctx, f.rdb, []*league.League{l},
+		league.WithNamespace(ns), league.WithClock(clock.Now), league.WithLogger(quiet))
+	testsvc.Must(t, err, "league.Open")
+	f.server = api.New(api.Config{Engine: f.engine, Store: inmem.New(), Keys: keys, Logger: quiet,
+		Console: &console.Config{Redis: f.rdb, Namespace: ns, Now: clock.Now}})
+	f.http = serve(f.server.Handler())
+	t.Cleanup(f.http.Close)
+	f.client = f.http.Client()
+	// Redirects are what is tested: not followed.
+	f.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return f
+}
+
+// reply is a response, its body read.
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// send sends a request with the session cookie (none: "") and headers.
+func (f *fixture) send(method, path string, form url.Values, cookie string, header map[string]string) reply {
+	f.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	r, err := http.NewRequest(method, f.http.URL+path, body)
+	testsvc.Must(f.t, err, "request")
+	if form != nil {
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if cookie != "" {
+		r.AddCookie(&http.Cookie{Name: "league_console", Value: cookie})
+	}
+	for k, v := range header {
+		r.Header.Set(k, v)
+	}
+	resp, err := f.client.Do(r)
+	testsvc.Must(f.t, err, "%s %s", method, path)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	testsvc.Must(f.t, err, "reading the reply")
+	return reply{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+func (f *fixture) get(path, cookie string) reply { return f.send("GET", path, nil, cookie, nil) }
+
+// post sends a form as a page of the console would: Origin its own.
+func (f *fixture) post(path string, form url.Values, cookie string) reply {
+	return f.send("POST", path, form, cookie, map[string]string{"Origin": f.http.URL})
+}
+
+// sessionCookie returns the session cookie a reply sets, or nil.
+func sessionCookie(rep reply) *http.Cookie {
+	for _, c := range (&http.Response{Header: rep.header}).Cookies() {
+		if c.Name == "league_console" {
+			return c
+		}
+	}
+	return nil
+}
+
+// signin signs in with key and returns the session cookie's value.
+func (f *fixture) signin(key string) string {
+	f.t.Helper()
+	rep := f.post("/console/signin", url.Values{"key": {key}}, "")
+	c := sessionCookie(rep)
+	if rep.status != http.StatusSeeOther || c == nil {
+		f.t.Fatalf("sign-in: status %d, cookie %v; want 303 and a cookie: %s", rep.status, c, rep.body)
+	}
+	return c.Value
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
+
+// csrf returns the token the forms of a session carry: the sign-out
+// form's on every page, else (authentication off) a held write's.
+func (f *fixture) csrf(cookie string) string {
+	f.t.Helper()
+	for _, path := range []string{"/console/", "/console/leagues/weekly/held"} {
+		rep := f.get(path, cookie)
+		if m := csrfRE.FindStringSubmatch(rep.body); rep.status == http.StatusOK && m != nil {
+			return m[1]
+		}
+	}
+	f.t.Fatalf("no CSRF token in the pages of session %s", cookie)
+	return ""
+}
+
+// sessions counts the console's sessions in Redis.
+func (f *fixture) sessions() int {
+	f.t.Helper()
+	keys, err := f.rdb.Keys(f.ctx, f.ns+":console:s:*").Result()
+	testsvc.Must(f.t, err, "KEYS")
+	return len(keys)
+}
+
+// hold makes player write value past the gain cap: held.
+func (f *fixture) hold(player string, value int64) {
+	f.t.Helper()
+	_, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: player, Name: "name " + player})
+	testsvc.Must(f.t, err, "Join")
+	res, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: player, Value: value})
+	testsvc.Must(f.t, err, "Score")
+	if res.Held == nil {
+		f.t.Fatalf("a write of %d was not held", value)
+	}
+}
+
+// state is what a decision on a held write changes: the writes held and
+// the player's score.
+func (f *fixture) state(player string) (held int, score int64) {
+	f.t.Helper()
+	list, err := f.engine.HeldWrites(f.ctx, "weekly", "")
+	testsvc.Must(f.t, err, "HeldWrites")
+	st, err := f.engine.Standing(f.ctx, "weekly", player)
+	testsvc.Must(f.t, err, "Standing")
+	return len(list), st.Score
+}

@@ -1,0 +1,28 @@
+package console
+
+import (
+	"testing"
+	"time"
+)
+
+func TestThousands(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {1234567, "1,234,567"}, {-1234, "-1,234"}, {100000, "100,000"}} {
+		if got := thousands(c.n); got != c.want {
+			t.Errorf("thousands(%d): got %q, want %q", c.n, got, c.want)
+		}
+	}
+}
+
+func TestLeft(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{{0, "ended"}, {-time.Hour, "ended"}, {90 * time.Second, "2m"}, {3*time.Hour + 5*time.Minute, "3h 5m"}, {167 * time.Hour, "6d 23h 0m"}} {
+		if got := left(c.d); got != c.want {
+			t.Errorf("left(%v): got %q, want %q", c.d, got, c.want)
+		}
+	}
+}
