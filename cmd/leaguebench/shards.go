@@ -96,13 +96,20 @@ func (b *bench) runShards(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
+	// The fill's pipelines queue behind one another in Redis, and a key of
+	// millions of members grows its hash table on the way; MEMORY USAGE
+	// walks every member: a client that gives them time.
+	opt := *b.rdb.Options()
+	opt.ReadTimeout, opt.WriteTimeout = time.Minute, time.Minute
+	slow := redis.NewClient(&opt)
+	defer slow.Close()
 	src := newIDSource(ns[len(ns)-3:], 's')
 	for _, l := range []*leaderboard.Leaderboard{pair[1], pair[0]} {
 		m := shardMemory{shards: l.Shards, members: n}
 		if m.before, err = usedMemory(ctx, b.rdb); err != nil {
 			return err
 		}
-		if m.fill, err = b.fillShards(ctx, ns, l, src, n); err != nil {
+		if m.fill, err = b.fillShards(ctx, slow, ns, l, src, n); err != nil {
 			return err
 		}
 		if m.after, err = usedMemory(ctx, b.rdb); err != nil {
@@ -115,7 +122,7 @@ func (b *bench) runShards(ctx context.Context, n int) error {
 			if err != nil {
 				return err
 			}
-			bytes, err := b.rdb.MemoryUsage(ctx, key, 0).Result()
+			bytes, err := slow.MemoryUsage(ctx, key, 0).Result()
 			if err != nil {
 				return fmt.Errorf("MEMORY USAGE %s: %w", key, err)
 			}
@@ -142,20 +149,20 @@ func (b *bench) runShards(ctx context.Context, n int) error {
 // fillShards writes members 0..n-1 of src, with shardScore's scores, to
 // the all-time boards of l's shards: pipelined ZADDs, shardFillChunk
 // members a pipeline.
-func (b *bench) fillShards(ctx context.Context, ns string, l *leaderboard.Leaderboard, src *idSource, n int) (time.Duration, error) {
+func (b *bench) fillShards(ctx context.Context, rdb *redis.Client, ns string, l *leaderboard.Leaderboard, src *idSource, n int) (time.Duration, error) {
 	keys := make([]string, l.Shards)
 	for s := range keys {
 		keys[s] = leaderboard.ShardBoardKey(ns, l.ID, s, allTime)
 	}
 	calls := (n + shardFillChunk - 1) / shardFillChunk
-	return load(ctx, "fill "+shardsName(l.Shards), calls, min(b.o.loaders, 8), b.out, func(ctx context.Context, _ *worker, c int) error {
+	return load(ctx, "fill "+shardsName(l.Shards), calls, min(b.o.loaders, 4), b.out, func(ctx context.Context, _ *worker, c int) error {
 		byShard := make([][]redis.Z, l.Shards)
 		for i := c * shardFillChunk; i < min((c+1)*shardFillChunk, n); i++ {
 			m := src.id(int64(i))
 			s := leaderboard.ShardOf(m, l.Shards)
 			byShard[s] = append(byShard[s], redis.Z{Member: m, Score: shardScore(i)})
 		}
-		pipe := b.rdb.Pipeline()
+		pipe := rdb.Pipeline()
 		for s, zs := range byShard {
 			if len(zs) > 0 {
 				pipe.ZAdd(ctx, keys[s], zs...)
