@@ -85,12 +85,28 @@ func shardOf(member string, n int) int {
 // shardPrefixes are the key prefixes of each of l's shards.
 func shardPrefixes(ns string, l *Leaderboard) []keys {
 	out := make([]keys, l.Shards)
-	out[0] = keys{prefix: keyspace.Prefix(ns, keyspace.Leaderboard, l.ID)}
-	for s := 1; s < l.Shards; s++ {
-		out[s] = keys{prefix: keyspace.Prefix(ns, keyspace.Leaderboard, l.ID+":"+strconv.Itoa(s))}
+	for s := range out {
+		out[s] = shardKeys(ns, l.ID, s)
 	}
 	return out
 }
+
+// shardKeys are the keys of shard s of leaderboard id: shard 0's are the
+// leaderboard's own.
+func shardKeys(ns, id string, s int) keys {
+	if s > 0 {
+		id += ":" + strconv.Itoa(s)
+	}
+	return keys{prefix: keyspace.Prefix(ns, keyspace.Leaderboard, id)}
+}
+
+// ShardOf is the shard of member on a leaderboard of n shards, and
+// ShardBoardKey the Redis key of shard s's board of period p of
+// leaderboard id under namespace ns: for tools that fill a sharded
+// leaderboard's boards directly (cmd/leaguebench). BoardKey is shard 0's.
+func ShardOf(member string, n int) int { return shardOf(member, n) }
+
+func ShardBoardKey(ns, id string, s int, p Period) string { return shardKeys(ns, id, s).board(p) }
 
 // memberKeys are the keys of member's shard.
 func (e *Engine) memberKeys(l *Leaderboard, member string) keys {

@@ -185,6 +185,27 @@ func sameWindows(t *testing.T, f *fixture) {
 	}
 }
 
+// TestShardBoardKey: ShardOf and ShardBoardKey name the key a write put
+// each member in, for tools that fill boards directly.
+func TestShardBoardKey(t *testing.T) {
+	f := sideBySide(t, testsvc.Backends[1], nil)
+	members := writeBoth(t, f, 3, 100)
+	allTime := leaderboard.Period{Kind: leaderboard.AllTime}
+	if got, want := leaderboard.ShardBoardKey(f.ns, "one", 0, allTime), leaderboard.BoardKey(f.ns, "one", allTime); got != want {
+		t.Errorf("shard 0: got %q, want BoardKey's %q", got, want)
+	}
+	for _, m := range members {
+		want, err := f.rdb.ZScore(f.ctx, leaderboard.BoardKey(f.ns, "one", allTime), m).Result()
+		if err != nil {
+			continue // not written
+		}
+		key := leaderboard.ShardBoardKey(f.ns, "many", leaderboard.ShardOf(m, 7), allTime)
+		if got, err := f.rdb.ZScore(f.ctx, key, m).Result(); err != nil || got != want {
+			t.Fatalf("%s in %s: got %v (%v), want %v", m, key, got, err, want)
+		}
+	}
+}
+
 // TestShardsBadConfig: what a sharded leaderboard cannot be, and pages
 // past its depth.
 func TestShardsBadConfig(t *testing.T) {

@@ -80,9 +80,7 @@ func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*repo
 	if slices.Contains(o.workloads, "stalls") {
 		b.runStalls(ctx)
 	}
-	live := slices.DeleteFunc(slices.Clone(o.workloads), func(w string) bool {
-		return w == "memory" || w == "settle" || w == "stalls" || w == "lbfill" || w == "lbvotemem"
-	})
+	live := slices.DeleteFunc(slices.Clone(o.workloads), func(w string) bool { return slices.Contains(runWorkloads, w) })
 	for _, n := range o.players {
 		if len(live) > 0 {
 			if err := b.runLive(ctx, n, live); err != nil {
@@ -102,6 +100,21 @@ func run(ctx context.Context, o options, out io.Writer, log *slog.Logger) (*repo
 		if slices.Contains(o.workloads, "lbvotemem") {
 			if err := b.runVoteMemory(ctx, n); err != nil {
 				return rep, fmt.Errorf("lbvotemem at %d actors: %w", n, err)
+			}
+		}
+		if slices.Contains(o.workloads, "lbshards") {
+			if err := b.runShards(ctx, n); err != nil {
+				return rep, fmt.Errorf("lbshards at %d members: %w", n, err)
+			}
+		}
+		if slices.Contains(o.workloads, "lbshardwrite") {
+			if err := b.runShardWrites(ctx, n); err != nil {
+				return rep, fmt.Errorf("lbshardwrite at %d members: %w", n, err)
+			}
+		}
+		if slices.Contains(o.workloads, "lbqueue") {
+			if err := b.runQueue(ctx, n); err != nil {
+				return rep, fmt.Errorf("lbqueue at %d members: %w", n, err)
 			}
 		}
 		if slices.Contains(o.workloads, "settle") {
@@ -147,31 +160,53 @@ func (b *bench) runLive(ctx context.Context, n int, names []string) error {
 	return nil
 }
 
-// runRow measures one workload through one target beside its baseline:
-// -rounds alternating turns of each (baseline first), which add up to
-// -duration each, so a noisy neighbour that comes and goes weighs on both
-// alike.
+// runRow measures one workload through one target beside its baseline.
 func (b *bench) runRow(ctx context.Context, f *fixture, wl workload, via string, players int, l pace) {
 	t, pop := f.targets[via], f.pops[via]
 	leagued := f.separateLeagued(via)
 	r := &row{workload: wl.name, via: via, players: players, perUnit: wl.perUnitLatency, separate: leagued != nil}
-	label := wl.name + "/" + via
-	var bspec spec
-	var bop op
+	tn := turns{unit: wl.unit, pace: l, work: wl.op(t, pop, b.o.batch), leagued: leagued}
 	if b.o.baseline {
-		r.baseLabel, bop = wl.baseline(f.base, t, pop)
-		bspec = b.spec(label+" baseline", wl.unit, l)
-		r.base = newMeasurement(bspec)
-		warm(ctx, bspec, bop)
+		r.baseLabel, tn.base = wl.baseline(f.base, t, pop)
 	}
-	wspec, wop := b.spec(label, wl.unit, l), wl.op(t, pop, b.o.batch)
+	b.measureRow(ctx, r, tn)
+}
+
+// turns are a workload and its baseline to measure in alternating turns.
+type turns struct {
+	unit       string
+	pace       pace
+	work, base op // base nil: no baseline
+	// leagued, when not nil, is the separate leagued the ops drive, whose
+	// CPU is read around each turn too.
+	leagued *leaguedCPU
+	// redis is the Redis whose CPU is read (a cluster: every node's);
+	// nil: the run's.
+	redis redis.UniversalClient
+}
+
+// measureRow measures r's workload and baseline: -rounds alternating turns
+// of each (baseline first), which add up to -duration each, so a noisy
+// neighbour that comes and goes weighs on both alike. It adds r to the
+// report.
+func (b *bench) measureRow(ctx context.Context, r *row, t turns) {
+	label := r.workload + "/" + r.via
+	var bspec spec
+	if t.base != nil {
+		bspec = b.spec(label+" baseline", t.unit, t.pace)
+		bspec.redis = t.redis
+		r.base = newMeasurement(bspec)
+		warm(ctx, bspec, t.base)
+	}
+	wspec := b.spec(label, t.unit, t.pace)
+	wspec.redis = t.redis
 	r.work = newMeasurement(wspec)
-	warm(ctx, wspec, wop)
+	warm(ctx, wspec, t.work)
 	for round := 0; round < b.o.rounds && ctx.Err() == nil; round++ {
-		if b.o.baseline {
-			b.measure(ctx, bspec, bop, b.progress(), r.base, leagued)
+		if t.base != nil {
+			b.measure(ctx, bspec, t.base, b.progress(), r.base, t.leagued)
 		}
-		b.measure(ctx, wspec, wop, b.progress(), r.work, leagued)
+		b.measure(ctx, wspec, t.work, b.progress(), r.work, t.leagued)
 	}
 	b.rep.rows = append(b.rep.rows, r)
 	fmt.Fprintln(b.out, r.summary())
@@ -207,10 +242,14 @@ func (b *bench) progress() io.Writer {
 	return b.out
 }
 
-// redisCPU is Redis's CPU seconds so far, 0 if INFO fails (the report then
-// shows a meaningless share rather than failing the run).
-func (b *bench) redisCPU(ctx context.Context) float64 {
-	s, err := redisCPU(ctx, b.rdb)
+// redisCPU is Redis's CPU seconds so far (rdb's, every node's of a
+// cluster; nil: the run's Redis), 0 if INFO fails (the report then shows a
+// meaningless share rather than failing the run).
+func (b *bench) redisCPU(ctx context.Context, rdb redis.UniversalClient) float64 {
+	if rdb == nil {
+		rdb = b.rdb
+	}
+	s, err := redisCPU(ctx, rdb)
 	if err != nil {
 		b.log.Warn("INFO cpu failed", "err", err)
 	}
@@ -219,11 +258,21 @@ func (b *bench) redisCPU(ctx context.Context) float64 {
 
 // dropNamespace deletes a namespace's keys, even after the run's context
 // ended (Ctrl-C still cleans up).
-func (b *bench) dropNamespace(ns string) {
+func (b *bench) dropNamespace(ns string) { b.dropNamespaceOn(b.rdb, ns) }
+
+// dropNamespaceOn is dropNamespace on rdb: the run's Redis or a cluster.
+func (b *bench) dropNamespaceOn(rdb redis.UniversalClient, ns string) {
 	b.rep.touched = append(b.rep.touched, ns)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	n, err := deleteNamespace(ctx, b.rdb, ns)
+	var n int
+	var err error
+	switch c := rdb.(type) {
+	case *redis.ClusterClient:
+		n, err = deleteClusterNamespace(ctx, c, ns)
+	case *redis.Client:
+		n, err = deleteNamespace(ctx, c, ns)
+	}
 	if err != nil {
 		fmt.Fprintf(b.out, "warning: deleting the keys of %s: %v (delete %s:* by hand)\n", ns, err, ns)
 		return

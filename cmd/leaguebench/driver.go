@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // measurement is one workload (or baseline) run: what it did and how long
@@ -62,6 +64,13 @@ type spec struct {
 	duration    time.Duration
 	warmup      time.Duration
 	seed        uint64
+	// sharp ends an open-loop run at its duration: nothing is sent after
+	// it, though due before (lbqueue's burst ends when it ends; what was
+	// due and not sent is the rate asked less the requests made).
+	sharp bool
+	// redis is the Redis whose CPU the run reads (a cluster: every
+	// node's); nil: the run's.
+	redis redis.UniversalClient
 }
 
 func newMeasurement(s spec) *measurement {
@@ -87,7 +96,7 @@ func (b *bench) measure(ctx context.Context, s spec, fn op, progress io.Writer, 
 		// process's and Redis's readings.
 		lcpu0, lerr = leagued.seconds(ctx)
 	}
-	cpu0, rcpu0 := processCPU(), b.redisCPU(ctx)
+	cpu0, rcpu0 := processCPU(), b.redisCPU(ctx, s.redis)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	if progress != nil {
@@ -97,7 +106,7 @@ func (b *bench) measure(ctx context.Context, s spec, fn op, progress io.Writer, 
 	close(stop)
 	wg.Wait()
 	m.procSecs += processCPU() - cpu0
-	m.redisSecs += b.redisCPU(ctx) - rcpu0
+	m.redisSecs += b.redisCPU(ctx, s.redis) - rcpu0
 	if leagued != nil {
 		var lcpu1 float64
 		if lerr == nil {
@@ -134,7 +143,7 @@ func drive(ctx context.Context, s spec, d time.Duration, fn op, m *measurement) 
 				if s.rate > 0 {
 					n := due.Add(1) - 1
 					sched = start.Add(time.Duration(float64(n) * float64(time.Second) / s.rate))
-					if !sched.Before(deadline) || !w.sleepUntil(opCtx, sched) {
+					if !sched.Before(deadline) || !w.sleepUntil(opCtx, sched) || s.sharp && time.Now().After(deadline) {
 						return
 					}
 				}

@@ -28,6 +28,17 @@ func checkTargets(o options) error {
 			return err
 		}
 	}
+	if o.clusterURL != "" {
+		copt, err := redis.ParseClusterURL(o.clusterURL)
+		if err != nil {
+			return fmt.Errorf("REDIS_CLUSTER_URL: %w", err)
+		}
+		for _, addr := range copt.Addrs {
+			if err := loopback("REDIS_CLUSTER_URL", addr); err != nil {
+				return err
+			}
+		}
+	}
 	if o.databaseURL != "" {
 		pcfg, err := pgx.ParseConfig(o.databaseURL)
 		if err != nil {

@@ -162,11 +162,11 @@ func (b *bench) runFill(ctx context.Context, n int) error {
 // members, and times it.
 func (b *bench) timeFill(ctx context.Context, e *leaderboard.Engine, id, method string, want int) (fillRun, error) {
 	r := fillRun{method: method}
-	cpu0, rcpu0 := processCPU(), b.redisCPU(ctx)
+	cpu0, rcpu0 := processCPU(), b.redisCPU(ctx, nil)
 	began := time.Now()
 	fills, err := e.PreFill(ctx, id)
 	r.took = time.Since(began)
-	r.procs, r.redisSecs = processCPU()-cpu0, b.redisCPU(ctx)-rcpu0
+	r.procs, r.redisSecs = processCPU()-cpu0, b.redisCPU(ctx, nil)-rcpu0
 	if err != nil {
 		return r, fmt.Errorf("pre-fill (%s): %w", method, err)
 	}

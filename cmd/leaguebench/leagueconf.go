@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/league-engine/league/config"
@@ -121,13 +122,16 @@ func setGuards(l *league.League, guards string) error {
 // process (lib, and http to the in-process leagued).
 const benchLeaderboardID = "bench"
 
+// benchKinds are the bench leaderboard's boards: a write to it writes five.
+var benchKinds = []leaderboard.Kind{leaderboard.Hour, leaderboard.Day, leaderboard.Week, leaderboard.Month, leaderboard.AllTime}
+
 // newBenchLeaderboard returns a fresh, initialised copy of it: every kind of
 // board (hour, day, week, month, all time), incr, descending, ties by member
 // id, the defaults otherwise; config.yaml's kills, under its own id.
 func newBenchLeaderboard() (*leaderboard.Leaderboard, error) {
 	l := &leaderboard.Leaderboard{
 		ID:       benchLeaderboardID,
-		Kinds:    []leaderboard.Kind{leaderboard.Hour, leaderboard.Day, leaderboard.Week, leaderboard.Month, leaderboard.AllTime},
+		Kinds:    slices.Clone(benchKinds),
 		Operator: leaderboard.Incr,
 		Order:    leaderboard.Descending,
 		TieBreak: leaderboard.ByMember,

@@ -53,6 +53,17 @@ type options struct {
 	// limits are the counts of rate limits lbvote makes a row of each
 	// (votes.go).
 	limits []int
+	// shards is the shard count of lbshards's and lbshardwrite's sharded
+	// leaderboard (shards.go).
+	shards int
+	// clusterURL is a Redis Cluster lbshardwrite also writes to
+	// (REDIS_CLUSTER_URL); empty: none.
+	clusterURL string
+	// burst is how long lbqueue's burst lasts, and burstFactor its rate
+	// over the sustained direct write rate (queue.go).
+	burst       time.Duration
+	burstFactor float64
+	drainers    int // engines looping Drain in lbqueue
 
 	timeout    time.Duration
 	cpuProfile string
@@ -62,8 +73,11 @@ type options struct {
 
 var (
 	liveWorkloads = []string{"join", "score", "standing", "board", "mix", "batch", "player", "lbwrite", "lbtop", "lbmember", "lbroll", "lbwindow", "lbscheme3", "lbvote"}
-	allWorkloads  = append(slices.Clone(liveWorkloads), "memory", "settle", "stalls", "lbfill", "lbvotemem")
-	allVias       = []string{"lib", "http"}
+	// runWorkloads each run apart from the live table's fixture, with
+	// fixtures and tables of their own (some add rows to the live table).
+	runWorkloads = []string{"memory", "settle", "stalls", "lbfill", "lbvotemem", "lbshards", "lbshardwrite", "lbqueue"}
+	allWorkloads = append(slices.Clone(liveWorkloads), runWorkloads...)
+	allVias      = []string{"lib", "http"}
 )
 
 const usage = `leaguebench measures the league engine and the leaderboards against plain
@@ -81,6 +95,9 @@ Results are ratios.
   leaguebench -workloads lbvotemem -players 1000000       (votes: limit counters' bytes per actor)
   leaguebench -workloads memory -players 1000000
   leaguebench -workloads lbfill -players 1000000          (rolling boards: bytes per member, pre-fill rate)
+  leaguebench -workloads lbshards -players 10m -shards 16  (one board in 16 shards or one key: bytes, top 100, rank)
+  leaguebench -workloads lbshardwrite -concurrency 32,64   (writes, 16 shards against 1; also on REDIS_CLUSTER_URL)
+  leaguebench -workloads lbqueue -burst 30s -burst-factor 5 -drainers 3   (a queued leaderboard: a burst, the drain)
   leaguebench -workloads settle -players 100000,1000000    (needs DATABASE_URL)
   leaguebench -workloads stalls -duration 10s              (the machine's own scheduling gaps)
 
@@ -106,14 +123,34 @@ the buckets, members/s). Votes (votes.go): lbvote (a vote of 1 from one of
 time, adding the actor to the day's participants of the leaderboard and the
 candidate, and checking and consuming n rate limits, a row per -limits);
 lbvotemem (not live: -players votes from as many actors through 4 limits per
-day; bytes per actor of their counters). Baselines: EVALSHA of a
-trivial script, one plain round trip each (-baseline-autopipelined sends it
-through an autopipeliner instead), and ZREVRANGE 0 99 WITHSCORES of a
-100-member sorted set; lbtop's is ZREVRANGE 0 99 WITHSCORES of a sorted set the
-size of the day board it reads. Environment: REDIS_URL (required;
-a real Redis), DATABASE_URL (settle; the in-process server's store, else
-memory), LEAGUE_API_KEY (the key for a leagued at -http that has keys; or
--api-key). Targets must be on loopback unless -allow-remote.
+day; bytes per actor of their counters). Sharded leaderboards and the queue
+(shards.go, queue.go): lbshards (not live: -players members in a leaderboard
+of -shards shards and in one of a single key, an all-time board each,
+written by pipelined ZADDs straight into the keys the engine reads; Redis
+bytes per member of each, then at each -concurrency the top 100 (Engine.Top)
+and a member's exact rank (Engine.Member) of each, beside ZREVRANGE 0 99
+WITHSCORES and ZREVRANK of the single key); lbshardwrite (lbwrite's write to
+a leaderboard of -shards shards beside the same write to one of 1 shard, at
+each -concurrency, -players members each first; on REDIS_URL, then on the
+Redis Cluster REDIS_CLUSTER_URL names, if any, with each node's share of
+the keys, the members and the writes); lbqueue (not live: lbwrite's write
+through Engine.Write, closed loop at the highest -concurrency, gives the
+sustained direct rate; then, while -drainers engines loop Drain as that many
+replicas' schedulers would, Enqueue of one write at a time at -burst-factor
+times that rate for -burst, open loop, as many in flight as that -concurrency
+at most, nothing sent after -burst; enqueue latency, refusals (max_lag is
+10,000,000), the time to drain after the burst, and writes accepted against
+applied).
+
+Baselines: EVALSHA of a trivial script, one plain round trip each
+(-baseline-autopipelined sends it through an autopipeliner instead), and
+ZREVRANGE 0 99 WITHSCORES of a 100-member sorted set; lbtop's is ZREVRANGE 0
+99 WITHSCORES of a sorted set the size of the day board it reads.
+Environment: REDIS_URL (required; a real Redis), DATABASE_URL (settle; the
+in-process server's store, else memory), REDIS_CLUSTER_URL (lbshardwrite's
+cluster, in go-redis's form redis://host:port?addr=host2:port&addr=host3:port),
+LEAGUE_API_KEY (the key for a leagued at -http that has keys; or -api-key).
+Targets must be on loopback unless -allow-remote.
 
 Every row reports CPU microseconds per op, workload / baseline: Redis's
 (INFO cpu) and the product's. With -http, leagued's own CPU is read from its
@@ -155,6 +192,10 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.leaderboardID, "leaderboard", "kills", "leaderboard of the leagued at -http the lb workloads drive (config.yaml's kills); in this process they drive one the harness builds, "+strconv.Quote(benchLeaderboardID))
 	limits := fs.String("limits", "0,1,4,12", "rate limits each lbvote checks and consumes, 0..12, a row each")
 	windows := fs.String("windows", "7d,30d,365d", "rolling windows lbwindow and lbscheme3 measure, a row each: N days or hours, as 7d or 24h")
+	fs.IntVar(&o.shards, "shards", 16, "shards of the sharded leaderboard lbshards and lbshardwrite hold beside one of a single shard")
+	fs.DurationVar(&o.burst, "burst", 30*time.Second, "how long lbqueue's write burst lasts")
+	fs.Float64Var(&o.burstFactor, "burst-factor", 5, "lbqueue's burst rate, as a multiple of the sustained direct write rate measured first")
+	fs.IntVar(&o.drainers, "drainers", 3, "engines looping Drain during lbqueue, as that many replicas' schedulers")
 	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow Redis, Postgres and -http targets that are not on loopback")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up (and clean up) after this long")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the harness (and the in-process server) here")
@@ -202,9 +243,14 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 		return o, errors.New("-batch must be 1..1000")
 	case o.loaders < 1:
 		return o, errors.New("-loaders must be positive")
+	case o.shards < 2 || o.shards > leaderboard.MaxShards:
+		return o, fmt.Errorf("-shards must be 2..%d", leaderboard.MaxShards)
+	case o.burst <= 0 || o.burstFactor <= 0 || o.drainers < 1:
+		return o, errors.New("-burst, -burst-factor and -drainers must be positive")
 	}
 	o.redisURL = getenv("REDIS_URL")
 	o.databaseURL = getenv("DATABASE_URL")
+	o.clusterURL = getenv("REDIS_CLUSTER_URL")
 	if o.apiKey == "" {
 		o.apiKey = getenv("LEAGUE_API_KEY")
 	}

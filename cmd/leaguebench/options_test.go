@@ -43,6 +43,11 @@ func TestOptions(t *testing.T) {
 		{"remote postgres", []string{"-workloads", "settle"},
 			map[string]string{"REDIS_URL": "redis://127.0.0.1:6379", "DATABASE_URL": "postgres://db.example.com/x"}, "not a loopback address"},
 		{"remote http", []string{"-http", "http://192.168.1.2:8080"}, local, "not a loopback address"},
+		{"shards", []string{"-workloads", "lbshards,lbshardwrite,lbqueue", "-shards", "16", "-burst", "30s", "-burst-factor", "5", "-drainers", "1"}, local, ""},
+		{"one shard", []string{"-shards", "1"}, local, "-shards must be 2..1024"},
+		{"no burst", []string{"-burst-factor", "0"}, local, "-burst, -burst-factor and -drainers must be positive"},
+		{"local cluster", nil, map[string]string{"REDIS_URL": "redis://127.0.0.1:6379", "REDIS_CLUSTER_URL": "redis://127.0.0.1:7000?addr=127.0.0.1:7001"}, ""},
+		{"remote cluster", nil, map[string]string{"REDIS_URL": "redis://127.0.0.1:6379", "REDIS_CLUSTER_URL": "redis://127.0.0.1:7000?addr=10.0.0.5:7001"}, "REDIS_CLUSTER_URL: 10.0.0.5 is not a loopback address"},
 		{"remote allowed", []string{"-allow-remote", "-http", "http://192.168.1.2:8080"}, map[string]string{"REDIS_URL": "redis://10.0.0.5:6379"}, ""},
 	}
 	for _, c := range cases {

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -52,6 +54,45 @@ func deleteNamespace(ctx context.Context, rdb *redis.Client, ns string) (int, er
 	return n, err
 }
 
+// deleteClusterNamespace is deleteNamespace on every master of a cluster,
+// a key per UNLINK (a node refuses one of keys in several slots).
+func deleteClusterNamespace(ctx context.Context, c *redis.ClusterClient, ns string) (int, error) {
+	var n atomic.Int64
+	err := c.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
+		return scanNamespace(ctx, node, ns, func(keys []string) error {
+			n.Add(int64(len(keys)))
+			pipe := node.Pipeline()
+			for _, k := range keys {
+				pipe.Unlink(ctx, k)
+			}
+			_, err := pipe.Exec(ctx)
+			return err
+		})
+	})
+	return int(n.Load()), err
+}
+
+// openCluster opens a client of the Redis Cluster url names (go-redis's
+// cluster URL), with room for every request in flight as openRedis.
+func openCluster(ctx context.Context, url string, inFlight int) (*redis.ClusterClient, error) {
+	opt, err := redis.ParseClusterURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("REDIS_CLUSTER_URL: %w", err)
+	}
+	if opt.PoolSize == 0 {
+		opt.PoolSize = max(64, inFlight+16)
+	}
+	if opt.MaxRetries == 0 {
+		opt.MaxRetries = -1
+	}
+	c := redis.NewClusterClient(opt)
+	if err := c.ForEachShard(ctx, func(ctx context.Context, n *redis.Client) error { return n.Ping(ctx).Err() }); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("redis cluster at %v is not reachable: %w", opt.Addrs, err)
+	}
+	return c, nil
+}
+
 // scanNamespace hands fn the keys under ns, up to 1000 at a time.
 func scanNamespace(ctx context.Context, rdb *redis.Client, ns string, fn func([]string) error) error {
 	iter := rdb.Scan(ctx, 0, ns+":*", 1000).Iterator()
@@ -75,8 +116,20 @@ func scanNamespace(ctx context.Context, rdb *redis.Client, ns string, fn func([]
 }
 
 // redisCPU returns the CPU seconds Redis has used (user + system, all its
-// threads), from INFO cpu.
-func redisCPU(ctx context.Context, rdb *redis.Client) (float64, error) {
+// threads), from INFO cpu: of every master of a cluster, summed.
+func redisCPU(ctx context.Context, rdb redis.UniversalClient) (float64, error) {
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		var mu sync.Mutex
+		var sum float64
+		err := c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			s, err := redisCPU(ctx, n)
+			mu.Lock()
+			sum += s
+			mu.Unlock()
+			return err
+		})
+		return sum, err
+	}
 	info, err := rdb.Info(ctx, "cpu").Result()
 	if err != nil {
 		return 0, err

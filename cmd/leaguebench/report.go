@@ -22,6 +22,11 @@ type report struct {
 	stalls  []stallResult
 	fills   []fillResult // lbfill (lbfill.go)
 	votes   []voteMemory // lbvotemem (votes.go)
+	// lbshards's and lbshardwrite's (shards.go, cluster.go), lbqueue's
+	// (queue.go)
+	shardMems []shardMemory
+	shares    []clusterShare
+	queues    []*queueResult
 }
 
 // row is a workload beside its baseline.
@@ -339,6 +344,19 @@ func (rep *report) write(w io.Writer) {
 		fmt.Fprintf(w, "\n### Votes at %s actors: rate-limit counters\n\n%s", thousands(float64(v.actors)), table(voteMemoryColumns, v.limits))
 		fmt.Fprintf(w, "\n%s votes, one from each actor (WriteBatch of 1000, %s/s), through a day board and 4 limits per day. MEMORY USAGE (SAMPLES 0) of up to %d counters a limit, times its counters: %.1f B an actor; INFO used_memory grew %s over the votes: %.1f B an actor (the day board, the key expiries and other clients of the same Redis included).\n",
 			thousands(float64(v.actors)), thousands(float64(v.actors)/v.write.Seconds()), voteMemSample, v.keyBytes()/float64(v.actors), bytesIEC(v.after-v.before), float64(v.after-v.before)/float64(v.actors))
+	}
+	if len(rep.shardMems) > 0 {
+		fmt.Fprintf(w, "\n### Sharded leaderboards: memory\n\n%s", table(shardMemoryColumns, rep.shardMems))
+		fmt.Fprintln(w, "\nAn all-time board alone, incr, ties by member id, 12-character members, scores 1..1,000,000; filled by pipelined ZADDs straight into the keys the engine reads, not through the engine's write. used_memory Δ is INFO's growth over each fill (other clients of the same Redis included); MEMORY USAGE is SAMPLES 0 of every shard's key, summed.")
+	}
+	for _, s := range rep.shares {
+		fmt.Fprintf(w, "\n### A leaderboard of %s on a %d-node cluster: each node's share\n\n%s", shardsName(s.shards), len(s.nodes), table(shareColumns(s), shareCounts))
+		fmt.Fprintf(w, "\nShards by the slot of each shard's hash tag; keys by SCAN (boards and request ids); members of the all-time boards by ZCARD; writes are the EVALSHA calls each node served (INFO commandstats) over %s of writes to this leaderboard alone, %d in flight. With each node a core of its own, the busiest node bounds the cluster at %.2f× one node's write rate (writes / the busiest node's).\n",
+			seconds(s.pass), s.conc, s.predicted())
+	}
+	for _, q := range rep.queues {
+		fmt.Fprintf(w, "\n### A queued leaderboard: a burst of writes\n\n%s", table(queueColumns, queueRows(q)))
+		fmt.Fprintln(w, "\nThe leaderboard: five boards (hour, day, week, month, all time), one shard, every write 1..10 with a fresh request id. Enqueue latency counts from each write's scheduled time (open loop), so a burst faster than Redis takes shows as latency, not as fewer writes; from the actual send is what a caller in flight waited. Applied is Drain's count; the all-time board's growth must equal the values accepted.")
 	}
 	if len(rep.stalls) > 0 {
 		fmt.Fprintf(w, "\n### Machine stalls\n\n%s", table(stallColumns, rep.stalls))

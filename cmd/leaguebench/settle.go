@@ -30,7 +30,7 @@ type settleResult struct {
 type cpuSpent struct{ proc, redis float64 }
 
 func (b *bench) cpuSoFar(ctx context.Context) cpuSpent {
-	return cpuSpent{proc: processCPU(), redis: b.redisCPU(ctx)}
+	return cpuSpent{proc: processCPU(), redis: b.redisCPU(ctx, nil)}
 }
 
 func (c cpuSpent) since(start cpuSpent) cpuSpent {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +30,13 @@ func TestSmoke(t *testing.T) {
 	rep, out := smokeRun(t, o)
 	// player runs through http only, lbwindow and lbscheme3 through lib
 	// only, a row per window, and lbvote through lib only, a row per
-	// count of limits.
-	if got, want := len(rep.rows), 2*(len(liveWorkloads)-4)+1+2*len(o.windows)+len(o.limits); got != want {
+	// count of limits; lbshards makes 4 rows, lbshardwrite 1 (and 1 on
+	// the cluster), lbqueue 1.
+	clusterRows := 0
+	if o.clusterURL != "" {
+		clusterRows = 1
+	}
+	if got, want := len(rep.rows), 2*(len(liveWorkloads)-4)+1+2*len(o.windows)+len(o.limits)+4+1+clusterRows+1; got != want {
 		t.Errorf("got %d workload rows, want %d", got, want)
 	}
 	for _, r := range rep.rows {
@@ -70,6 +76,20 @@ func TestSmoke(t *testing.T) {
 	if len(rep.votes) != 1 || rep.votes[0].actors != o.players[0] || len(rep.votes[0].limits) != 4 || rep.votes[0].keyBytes() <= 0 {
 		t.Errorf("lbvotemem: got %+v, want the counters of 4 limits at %d actors", rep.votes, o.players[0])
 	}
+	if len(rep.shardMems) != 2 || rep.shardMems[0].shards != o.shards || rep.shardMems[1].shards != 1 || rep.shardMems[0].usage <= 0 {
+		t.Errorf("lbshards: got %+v, want the memory of %d shards, then of 1", rep.shardMems, o.shards)
+	}
+	if len(rep.queues) != 1 {
+		t.Fatalf("lbqueue: got %d results, want 1", len(rep.queues))
+	}
+	if q := rep.queues[0]; q.accepted.Load() == 0 || q.lost() != 0 || q.refused.Load() != 0 || q.failed.Load() != 0 || q.boardGrowth != q.valuesIn.Load() {
+		t.Errorf("lbqueue: %s; board growth %d, values accepted %d: want writes accepted, none refused or lost", q.summary(), q.boardGrowth, q.valuesIn.Load())
+	}
+	if o.clusterURL != "" {
+		if len(rep.shares) != 2 || sum(rep.shares[1].counts["shards"]) != int64(o.shards) || sum(rep.shares[1].counts["writes"]) == 0 {
+			t.Errorf("lbshardwrite on the cluster: got %+v, want the shares of 1 shard and of %d", rep.shares, o.shards)
+		}
+	}
 	for _, r := range rep.rows {
 		// The day board holds every member written before measuring, and
 		// lbtop's baseline a set of as many.
@@ -78,6 +98,8 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"| join ", "| mix ", "| lbwrite ", "| lbtop ", "| lbmember ", "| lbroll ", "| lbwindow 2d ", "| lbscheme3 3h ", "| lbvote 0 limits ", "| lbvote 12 limits ", "### Votes at 300 actors",
+		"| lbshards top, 4 shards ", "| lbshards rank, 1 shard ", "| lbshardwrite 4 shards ", "### Sharded leaderboards: memory",
+		"| lbqueue: direct write ", "### A queued leaderboard: a burst of writes",
 		"wrote 300 members to leaderboard roll_2d", "### Rolling boards at 300 members: pre-fill", "### Memory per joined player", "### Settlement",
 		"wrote 300 members to every board through lib", "cleanup: unlinked", "| " + inProcessHead + " |"} {
 		if !strings.Contains(out, want) {
@@ -191,6 +213,8 @@ func smokeOptions() options {
 		leagueID: "weekly", guards: guardsConfig, leaderboardID: "kills", timeout: time.Minute,
 		windows: []leaderboard.Window{{N: 2, Unit: leaderboard.Day}, {N: 3, Unit: leaderboard.Hour}},
 		limits:  []int{0, 12},
+		shards:  4, burst: 300 * time.Millisecond, burstFactor: 2, drainers: 2,
+		clusterURL: os.Getenv("REDIS_CLUSTER_URL"),
 	}
 }
 
