@@ -124,20 +124,12 @@ end
 if attempts and tonumber(redis.call('HGET', attempts, player) or 0) >= tonumber(ARGV[18]) then
   return {18, tonumber(ARGV[18])}
 end
-local over = limits_over(k, 24, nl, 'write', 1, now)
-if over < 0 then
-  return {2, now}
-elseif over > 0 then
-  return {16, over, tonumber(ARGV[24 + 4 * over - 2]) or -1}
-end
-
--- The write is allowed: consume the write limits and the attempt (also
--- when it is held, as it was made), then the gain limits with what it
--- gained.
-local function consumed(gain)
-  limits_take(k, 24, nl, nil, gain, now)
-  if attempts and redis.call('HINCRBY', attempts, player, 1) == 1 then
-    redis.call('PEXPIRE', attempts, qe * 1000 + tonumber(ARGV[19]) - now)
+if nl > 0 then
+  local over = limits_over(k, 24, nl, 'write', 1, now)
+  if over < 0 then
+    return {2, now}
+  elseif over > 0 then
+    return {16, over, tonumber(ARGV[24 + 4 * over - 2]) or -1}
   end
 end
 
@@ -147,39 +139,56 @@ local bk = board_key(ARGV[4], qs, t, board)
 here(bk, KEYS[2])
 local shift = 2 ^ (time_bits + slot_bits)
 
--- capped returns the cap a gain passes: 0 for ARGV[17], l for gain limit
--- l, nil for none, or -1 when a gain limit's window is not Redis's now.
-local function capped(gain)
-  if ARGV[17] ~= '' and gain > tonumber(ARGV[17]) then
-    return 0
+-- The guards' functions, defined only for a league that has guards: Lua
+-- builds a closure for each definition on every call, which a plain
+-- write should not pay for.
+local guarded = nl > 0 or attempts or ARGV[17] ~= ''
+local consumed, capped, stop
+if guarded then
+  -- The write is allowed: consume the write limits and the attempt (also
+  -- when it is held, as it was made), then the gain limits with what it
+  -- gained.
+  consumed = function(gain)
+    limits_take(k, 24, nl, nil, gain, now)
+    if attempts and redis.call('HINCRBY', attempts, player, 1) == 1 then
+      redis.call('PEXPIRE', attempts, qe * 1000 + tonumber(ARGV[19]) - now)
+    end
   end
-  local l = limits_over(k, 24, nl, 'gain', gain, now)
-  if l ~= 0 then return l end
-end
 
--- stop answers a write past cap c: held where the league holds them
--- (ARGV[21]), else refused.
-local function stop(c, current, op)
-  if c < 0 then
-    return {2, now}
-  elseif held == nil or ARGV[21] ~= 'hold' then
-    return {17, current, op, c}
+  -- capped returns the cap a gain passes: 0 for ARGV[17], l for gain limit
+  -- l, nil for none, or -1 when a gain limit's window is not Redis's now.
+  capped = function(gain)
+    if ARGV[17] ~= '' and gain > tonumber(ARGV[17]) then
+      return 0
+    end
+    local l = limits_over(k, 24, nl, 'gain', gain, now)
+    if l ~= 0 then return l end
   end
-  local names = {}
-  for name in string.gmatch(ARGV[22], '%S+') do names[#names + 1] = name end
-  local cap = names[c + 1]
-  local id = redis.call('HINCRBY', held, 'seq', 1)
-  if id == 1 then
-    redis.call('PEXPIRE', held, qe * 1000 + tonumber(ARGV[19]) - now)
+
+  -- stop answers a write past cap c: held where the league holds them
+  -- (ARGV[21]), else refused.
+  stop = function(c, current, op)
+    if c < 0 then
+      return {2, now}
+    elseif held == nil or ARGV[21] ~= 'hold' then
+      return {17, current, op, c}
+    end
+    local names = {}
+    for name in string.gmatch(ARGV[22], '%S+') do names[#names + 1] = name end
+    local cap = names[c + 1]
+    local id = redis.call('HINCRBY', held, 'seq', 1)
+    if id == 1 then
+      redis.call('PEXPIRE', held, qe * 1000 + tonumber(ARGV[19]) - now)
+    end
+    redis.call('HSET', held, id, now .. ':' .. value .. ':' .. cap .. ':' .. player)
+    consumed(0)
+    local rank = redis.call('ZREVRANK', bk, player) + 1
+    local card = redis.call('ZCARD', bk)
+    if rid then
+      redis.call('SET', rid, 'h' .. id .. ' ' .. cap .. ' ' .. rec .. int(current) .. ':' .. rank .. ':' .. card .. ':' .. player, 'PX', ARGV[13])
+    end
+    return {19, rec, current, rank, card, id, cap, 0}
   end
-  redis.call('HSET', held, id, now .. ':' .. value .. ':' .. cap .. ':' .. player)
-  consumed(0)
-  local rank = redis.call('ZREVRANK', bk, player) + 1
-  local card = redis.call('ZCARD', bk)
-  if rid then
-    redis.call('SET', rid, 'h' .. id .. ' ' .. cap .. ' ' .. rec .. int(current) .. ':' .. rank .. ':' .. card .. ':' .. player, 'PX', ARGV[13])
-  end
-  return {19, rec, current, rank, card, id, cap, 0}
 end
 
 -- The operator the period's first join recorded: replicas rolling out a new
@@ -194,7 +203,7 @@ if op == 'incr' and time_bits == 0 and max * 2 * shift < 2 ^ 53 then
   -- Join-order ties keep the low bits, so an increment is one ZADD INCR
   -- instead of ZSCORE + ZADD. Sums stay below 2^53, where doubles are exact,
   -- so a write past the maximum is undone exactly.
-  local c = capped(value)
+  local c = guarded and capped(value)
   if c then
     return stop(c, math.floor(tonumber(redis.call('ZSCORE', bk, player)) / shift), op)
   end
@@ -216,7 +225,7 @@ else
     return {7, current, op}
   end
   gain = score - current
-  local c = capped(gain)
+  local c = guarded and capped(gain)
   if c then
     return stop(c, current, op)
   end
@@ -234,7 +243,7 @@ local rank = redis.call('ZREVRANK', bk, player) + 1
 local card = redis.call('ZCARD', bk)
 if ARGV[21] == 'approve' then
   redis.call('HDEL', held, ARGV[22])
-else
+elseif guarded then
   consumed(gain)
 end
 if rid then
