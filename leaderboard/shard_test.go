@@ -104,6 +104,17 @@ func sideBySideCases(t *testing.T, b testsvc.Backend, cases map[string]func(*lea
 				// current hour a few, without many members
 				f.clock.Add(time.Hour)
 				writeBoth(t, f, 8, 300)
+				// every member on the real Redis; on miniredis, whose
+				// scripts are slow under -race, every third
+				if b.Name != "redis" {
+					members = slices.Collect(func(yield func(string) bool) {
+						for i := 0; i < len(members); i += 3 {
+							if !yield(members[i]) {
+								return
+							}
+						}
+					})
+				}
 				sameStandings(t, f, members)
 				sameWindows(t, f)
 			})
