@@ -30,11 +30,7 @@ func newHeldBody(h league.Held) heldBody {
 // held lists a period's held writes: GET .../held?period=.
 func (s *Server) held(r *http.Request, _ *Key) (reply, error) {
 	leagueID := r.PathValue("league")
-	p, err := s.heldPeriod(leagueID, r.URL.Query().Get("period"))
-	if err != nil {
-		return nil, err
-	}
-	list, err := s.engine.HeldWrites(r.Context(), leagueID, p.ID())
+	p, list, err := s.engine.HeldWrites(r.Context(), leagueID, r.URL.Query().Get("period"))
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
@@ -47,15 +43,6 @@ func (s *Server) held(r *http.Request, _ *Key) (reply, error) {
 		out.Held = append(out.Held, newHeldBody(h))
 	}
 	return marshal{out}, nil
-}
-
-// heldPeriod is the period a request names, the current one for "".
-func (s *Server) heldPeriod(leagueID, id string) (league.Period, error) {
-	if id == "" {
-		p, err := s.engine.Current(leagueID)
-		return p, s.redisErr(err)
-	}
-	return s.engine.PeriodOf(leagueID, id)
 }
 
 // heldID is the {id} of a held write's route.

@@ -187,7 +187,7 @@ func (f *fixture) hold(player string, value int64) {
 // the player's score.
 func (f *fixture) state(player string) (held int, score int64) {
 	f.t.Helper()
-	list, err := f.engine.HeldWrites(f.ctx, "weekly", "")
+	_, list, err := f.engine.HeldWrites(f.ctx, "weekly", "")
 	testsvc.Must(f.t, err, "HeldWrites")
 	st, err := f.engine.Standing(f.ctx, "weekly", player)
 	testsvc.Must(f.t, err, "Standing")

@@ -39,14 +39,7 @@ func (c *Console) renderHeld(w http.ResponseWriter, r *http.Request, sess *sessi
 		c.failure(w, r, "message", sess, v, err)
 		return
 	}
-	p := cur
-	if period != "" {
-		if p, err = e.PeriodOf(leagueID, period); err != nil {
-			c.failure(w, r, "message", sess, v, err)
-			return
-		}
-	}
-	list, err := e.HeldWrites(r.Context(), leagueID, p.ID())
+	p, list, err := e.HeldWrites(r.Context(), leagueID, period)
 	if err != nil {
 		c.failure(w, r, "message", sess, v, err)
 		return

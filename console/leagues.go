@@ -58,7 +58,7 @@ func (c *Console) leagueRow(r *http.Request, l *league.League) (leagueRow, error
 		row.Players += n
 	}
 	if l.Hold {
-		held, err := e.HeldWrites(r.Context(), l.ID, "")
+		_, held, err := e.HeldWrites(r.Context(), l.ID, "")
 		if err != nil {
 			return leagueRow{}, err
 		}

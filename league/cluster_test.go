@@ -64,7 +64,7 @@ func TestClusterGuards(t *testing.T) {
 		if written.Load() != 3 || held.Load() != 2 || refused.Load() != 59 {
 			t.Fatalf("%s: %d written, %d held, %d refused; want 3, 2, 59", l.ID, written.Load(), held.Load(), refused.Load())
 		}
-		list, err := e.HeldWrites(ctx, l.ID, "")
+		_, list, err := e.HeldWrites(ctx, l.ID, "")
 		testsvc.Must(t, err, "HeldWrites")
 		if len(list) != 2 {
 			t.Fatalf("%s: held %+v", l.ID, list)

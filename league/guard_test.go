@@ -218,7 +218,7 @@ func TestHold(t *testing.T) {
 		if r.Held == nil || r.Held.ID != 2 || r.Held.Cap != "gain-day" || r.Score != 50 {
 			t.Fatalf("a write past max_gain_per: %+v %+v", r, r.Held)
 		}
-		held, err := f.engine.HeldWrites(f.ctx, "weekly", "")
+		_, held, err := f.engine.HeldWrites(f.ctx, "weekly", "")
 		testsvc.Must(t, err, "HeldWrites")
 		if len(held) != 2 || held[0].Player != "a" || held[0].Value != 80 || held[1].Value != 30 || held[1].At.IsZero() {
 			t.Fatalf("held: %+v", held)
@@ -234,7 +234,7 @@ func TestHold(t *testing.T) {
 		if h, err := f.engine.Reject(f.ctx, "weekly", "", 2); err != nil || h.Value != 30 {
 			t.Fatalf("Reject: %+v %v", h, err)
 		}
-		if held, _ := f.engine.HeldWrites(f.ctx, "weekly", ""); len(held) != 0 {
+		if _, held, _ := f.engine.HeldWrites(f.ctx, "weekly", ""); len(held) != 0 {
 			t.Fatalf("held after deciding both: %+v", held)
 		}
 		st, err := f.engine.Standing(f.ctx, "weekly", "a")

@@ -44,19 +44,19 @@ func (e *Engine) heldPeriod(lv *live, period string) (Period, error) {
 }
 
 // HeldWrites lists the writes of a period (its id, "" for the current
-// one) held for an operator, oldest first.
-func (e *Engine) HeldWrites(ctx context.Context, leagueID, period string) ([]Held, error) {
+// one) held for an operator, oldest first, and the period it read.
+func (e *Engine) HeldWrites(ctx context.Context, leagueID, period string) (Period, []Held, error) {
 	lv, err := e.live(leagueID)
 	if err != nil {
-		return nil, err
+		return Period{}, nil, err
 	}
 	p, err := e.heldPeriod(lv, period)
 	if err != nil {
-		return nil, err
+		return Period{}, nil, err
 	}
 	all, err := e.rdb.HGetAll(ctx, lv.keys.held(p.Start.Unix())).Result()
 	if err != nil {
-		return nil, internal("held writes", err)
+		return p, nil, internal("held writes", err)
 	}
 	out := make([]Held, 0, len(all))
 	for field, v := range all {
@@ -66,13 +66,13 @@ func (e *Engine) HeldWrites(ctx context.Context, leagueID, period string) ([]Hel
 		}
 		h, ok := parseHeld(v)
 		if !ok {
-			return nil, internal("held writes", fmt.Errorf("bad held write %q", v))
+			return p, nil, internal("held writes", fmt.Errorf("bad held write %q", v))
 		}
 		h.ID, h.Period = id, p
 		out = append(out, h)
 	}
 	slices.SortFunc(out, func(a, b Held) int { return int(a.ID - b.ID) })
-	return out, nil
+	return p, out, nil
 }
 
 // parseHeld reads score.lua's '<ms>:<value>:<cap>:<player>'.

@@ -57,17 +57,11 @@ func held(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "league %s period %s: held write %d rejected: %s's %d (past %s)\n", *id, h.Period.ID(), h.ID, h.Player, h.Value, h.Cap)
 		return nil
 	}
-	list, err := e.engine.HeldWrites(ctx, *id, *period)
+	p, list, err := e.engine.HeldWrites(ctx, *id, *period)
 	if err != nil {
 		return err
 	}
-	p := *period
-	if len(list) > 0 {
-		p = list[0].Period.ID()
-	} else if p == "" {
-		p = "(current)"
-	}
-	fmt.Fprintf(out, "league %s period %s: %s held\n", *id, p, words.Count(len(list), "write"))
+	fmt.Fprintf(out, "league %s period %s: %s held\n", *id, p.ID(), words.Count(len(list), "write"))
 	if len(list) == 0 {
 		return nil
 	}
