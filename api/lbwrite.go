@@ -123,21 +123,30 @@ func (s *Server) writeOrQueue(r *http.Request, l *leaderboard.Leaderboard, write
 		return nil, s.redisErr(err)
 	}
 	for i, w := range writes {
-		out[i].Member = w.Member
-		switch {
-		case errs[i] != nil:
-			s.countRefusal(errs[i])
-			s.redisErr(errs[i])
-			out[i].Error = newErrorBody(errs[i])
-		case queued != nil:
+		if queued != nil && errs[i] == nil {
 			q := queuedJSON(queued[i])
-			out[i].Queued = &q
-		default:
-			replayed := results[i].Replayed
-			out[i].Boards, out[i].Public, out[i].Replayed = placements(l, results[i].Boards), placements(l, results[i].Public), &replayed
+			out[i] = lbResultJSON{Member: w.Member, Queued: &q}
+			continue
 		}
+		var res leaderboard.WriteResult
+		if results != nil {
+			res = results[i]
+		}
+		out[i] = s.lbResult(l, w.Member, res, errs[i])
 	}
 	return out, nil
+}
+
+// lbResult is one write's item in a batch reply: its places, or its
+// error (counted as a refusal or a failure of Redis where it is one).
+func (s *Server) lbResult(l *leaderboard.Leaderboard, member string, res leaderboard.WriteResult, err error) lbResultJSON {
+	if err != nil {
+		s.countRefusal(err)
+		s.redisErr(err)
+		return lbResultJSON{Member: member, Error: newErrorBody(err)}
+	}
+	replayed := res.Replayed
+	return lbResultJSON{Member: member, Boards: placements(l, res.Boards), Public: placements(l, res.Public), Replayed: &replayed}
 }
 
 // lbScoreBatch applies up to 1,000 writes in one round trip: a malformed
@@ -215,22 +224,15 @@ func (s *Server) lbScoreMany(r *http.Request, caller *Key) (reply, error) {
 			out[i] = lbManyResultJSON{Leaderboard: id, lbResultJSON: res[j]}
 		}
 	}
-	results, errs, err := s.boards.WriteMany(r.Context(), direct)
-	if err != nil {
-		return nil, s.redisErr(err)
-	}
-	for j, w := range direct {
-		i := directAt[j]
-		out[i].Leaderboard, out[i].Member = w.Leaderboard, w.Member
-		if errs[j] != nil {
-			s.countRefusal(errs[j])
-			s.redisErr(errs[j])
-			out[i].Error = newErrorBody(errs[j])
-			continue
+	if len(direct) > 0 {
+		results, errs, err := s.boards.WriteMany(r.Context(), direct)
+		if err != nil {
+			return nil, s.redisErr(err)
 		}
-		l, _ := s.boards.Leaderboard(w.Leaderboard)
-		replayed := results[j].Replayed
-		out[i].Boards, out[i].Public, out[i].Replayed = placements(l, results[j].Boards), placements(l, results[j].Public), &replayed
+		for j, w := range direct {
+			l, _ := s.boards.Leaderboard(w.Leaderboard)
+			out[directAt[j]] = lbManyResultJSON{Leaderboard: w.Leaderboard, lbResultJSON: s.lbResult(l, w.Member, results[j], errs[j])}
+		}
 	}
 	return marshal{struct {
 		Results []lbManyResultJSON `json:"results"`
