@@ -15,6 +15,10 @@ type reply interface {
 	appendJSON(b []byte) ([]byte, error)
 }
 
+// accepted is a reply answered 202 rather than 200 when it says so: a
+// score write held for an operator, a write to a queued leaderboard.
+type accepted interface{ accepted() bool }
+
 // marshal is the reply of the routes off the hot path: a struct with json
 // tags, encoded by encoding/json.
 type marshal struct{ v any }

@@ -11,9 +11,6 @@ import (
 // Held writes (league.League.Hold): the operator's list, and the two
 // decisions. Each decision is logged with the admin key that made it.
 
-// accepted is a reply answered 202 rather than 200.
-type accepted interface{ accepted() bool }
-
 // heldBody is one held write.
 type heldBody struct {
 	ID     int64  `json:"id"`
