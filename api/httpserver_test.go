@@ -26,6 +26,12 @@ import (
 func TestHTTPServerAnswersAsHandler(t *testing.T) {
 	direct, served := onMini(t), onMini(t)
 	served.serve()
+	// /readyz reports the store's state from a ping it sends in the
+	// background at the first probe: wait for each side's answer, so both
+	// report the same state rather than whichever the race left.
+	for _, f := range []*fixture{direct, served} {
+		waitStoreChecked(t, f)
+	}
 	for _, rq := range []struct{ method, path, body, key string }{
 		{"GET", "/healthz", "", noKey},
 		{"GET", "/readyz", "", noKey},
@@ -73,6 +79,22 @@ func TestHTTPServerAnswersAsHandler(t *testing.T) {
 		if got.Body.String() != want.Body.String() {
 			t.Errorf("%s: body over HTTP\n%s\nfrom the handler\n%s", name, got.Body, want.Body)
 		}
+	}
+}
+
+// waitStoreChecked probes /readyz until its store has answered a ping.
+func waitStoreChecked(t *testing.T, f *fixture) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		body := f.do("GET", "/readyz", "", noKey).Body.String()
+		if !strings.Contains(body, `"store":"unknown"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz still says %s after 10 s", body)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
