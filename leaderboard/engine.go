@@ -156,6 +156,8 @@ func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
 //	<ns>:lb:{L}:hll:<kind>:<start>[:<member>] HyperLogLog the actors who wrote in the period (for the member)
 //	<ns>:lb:{L}:catalog          hash  member -> {"name":...,"metadata":...}
 //	<ns>:lb:{L}:initial          hash  member -> the initial score applied to its all-time score
+//	<ns>:lb:{L}:queue            stream a queued leaderboard's waiting writes (the shard's)
+//	<ns>:lb:{L}:drainer          string the token of the consumer draining the shard's queue (queue.go)
 type keys struct{ prefix string }
 
 // keys are the keys of l's shard 0: all of l's, unless it is sharded

@@ -70,7 +70,25 @@ func (q *QueuePolicy) init() error {
 	return nil
 }
 
+// shardShare is how many writes each of n shards' streams may hold.
+func (q *QueuePolicy) shardShare(n int) int { return (q.MaxLag + n - 1) / n }
+
 func (k keys) queue() string { return k.prefix + "queue" }
+
+// drainer is the lease of the consumer draining the shard's queue.
+func (k keys) drainer() string { return k.prefix + "drainer" }
+
+// drainLease is how long a consumer keeps the right to drain a shard alone
+// after its last drain: long beside the drain loop's pauses (drainIdle),
+// short beside ClaimAfter, so a replica that dies hands the shard over
+// well before its entries are claimable.
+const drainLease = 2 * time.Second
+
+// drainersAt is the share of a shard's queue bound (MaxLag/shards) from
+// which every consumer drains it, not only the lease's holder: a backlog
+// that nears refusals gets every replica's help, which on Redis Cluster
+// spreads a sharded queue's drain over the replicas.
+const drainersAt = 2 // 1/2
 
 // entry is a queued write as a consumer applies it.
 type entry struct {
@@ -120,7 +138,7 @@ func (e *Engine) Enqueue(ctx context.Context, id string, writes []Write) (qs []Q
 	if len(ok) == 0 {
 		return qs, errs, nil
 	}
-	share := (l.Queue.MaxLag + l.Shards - 1) / l.Shards
+	share := l.Queue.shardShare(l.Shards)
 	at := "*" // Redis's clock: the time the write counts at
 	if ms := e.clock.Arg(); ms != "" {
 		at = ms + "-*" // a fixed clock (tests): its time
@@ -198,12 +216,16 @@ type DrainResult struct {
 	Applied int // writes applied (or found applied already: a replayed request id)
 	Refused int // writes the leaderboard's rules refused when applied: dropped
 	Claimed int // entries claimed from a consumer that held them past ClaimAfter
+	Yielded int // shards left to the consumer holding their lease
 }
 
 // Drain applies up to a batch of queued writes from each shard of
 // leaderboard id: first those a consumer took and held past ClaimAfter
 // (it died), then new ones. The scheduler calls it in a loop in every
-// replica; any number may run at once.
+// replica; any number may run at once. While a shard's backlog is under
+// half its share of MaxLag, only one consumer drains it (lb_drainer.lua's
+// lease) and the others yield it: a drain on every replica would crowd out
+// the enqueues of the burst the queue is there to take.
 func (e *Engine) Drain(ctx context.Context, id string) (DrainResult, error) {
 	var res DrainResult
 	l, err := e.Leaderboard(id)
@@ -218,7 +240,17 @@ func (e *Engine) Drain(ctx context.Context, id string) (DrainResult, error) {
 		claim = true
 		e.claimed.Store(l.ID, time.Now())
 	}
+	share := l.Queue.shardShare(l.Shards)
 	for _, k := range e.shards(l) {
+		mine, err := e.run.Run(ctx, scripts.LBDrainer, false, []string{k.drainer(), k.queue()},
+			e.token, drainLease.Milliseconds(), max(1, share/drainersAt)).Slice()
+		if err != nil {
+			return res, league.RedisError("leaderboard queue", err)
+		}
+		if drain, _ := mine[0].(int64); drain == 0 {
+			res.Yielded++
+			continue
+		}
 		var msgs []redis.XMessage
 		if claim {
 			claimed, _, err := e.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: k.queue(), Group: queueGroup, Consumer: e.token,

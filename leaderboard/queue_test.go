@@ -22,17 +22,80 @@ func queued(maxLag int) func(*leaderboard.Leaderboard) {
 	}
 }
 
-// drainAll drains e until nothing is left.
+// drainAll drains e until nothing is left, waiting out another
+// consumer's lease on a shard.
 func drainAll(t *testing.T, e *leaderboard.Engine, id string) leaderboard.DrainResult {
 	t.Helper()
 	var all leaderboard.DrainResult
-	for {
+	for deadline := time.Now().Add(10 * time.Second); ; {
 		r, err := e.Drain(context.Background(), id)
 		testsvc.Must(t, err, "Drain")
 		all.Applied, all.Refused, all.Claimed = all.Applied+r.Applied, all.Refused+r.Refused, all.Claimed+r.Claimed
-		if r.Applied+r.Refused == 0 {
+		if r.Applied+r.Refused > 0 {
+			continue
+		}
+		if lag, err := e.Lag(context.Background(), id); err != nil || lag == 0 || r.Yielded == 0 {
 			return all
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still yielding to another consumer after 10 s", id)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestQueueOneDrainerWhileSmall: while a shard's backlog is under half its
+// bound, one consumer drains it and the others yield until its lease
+// lapses; past half, every consumer drains.
+func TestQueueOneDrainerWhileSmall(t *testing.T) {
+	for _, b := range testsvc.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			ns := testsvc.Namespace(t)
+			rdb := b.New(t, ns)
+			var es []*leaderboard.Engine
+			for range 2 {
+				l := newLeaderboard(t, queued(100))
+				e, err := leaderboard.Open(ctx, rdb, []*leaderboard.Leaderboard{l}, leaderboard.WithNamespace(ns))
+				testsvc.Must(t, err, "Open")
+				es = append(es, e)
+			}
+			enqueue := func(n int) {
+				t.Helper()
+				ws := make([]leaderboard.Write, n)
+				for i := range ws {
+					ws[i] = leaderboard.Write{Member: fmt.Sprintf("m%d", i), Value: 1}
+				}
+				_, errs, err := es[0].Enqueue(ctx, "kills", ws)
+				testsvc.Must(t, errors.Join(append(errs, err)...), "Enqueue")
+			}
+			drain := func(e int, applied, yielded int) {
+				t.Helper()
+				r, err := es[e].Drain(ctx, "kills")
+				testsvc.Must(t, err, "Drain")
+				if r.Applied != applied || r.Yielded != yielded {
+					t.Fatalf("engine %d drained %+v, want %d applied, %d yielded", e, r, applied, yielded)
+				}
+			}
+			lease := ns + ":lb:{kills}:drainer"
+			enqueue(10)
+			drain(0, 10, 0)
+			if ttl := rdb.PTTL(ctx, lease).Val(); ttl <= 0 || ttl > 2*time.Second {
+				t.Fatalf("the lease lasts %v, want (0, 2s]", ttl)
+			}
+			enqueue(10)
+			drain(1, 0, 1) // engine 0 holds the lease
+			drain(0, 10, 0)
+			enqueue(49)
+			drain(1, 0, 1)
+			enqueue(1) // 50 waiting: half of max_lag 100
+			drain(1, 50, 0)
+			enqueue(5)
+			testsvc.Must(t, rdb.Del(ctx, lease).Err(), "lapse the lease")
+			drain(1, 5, 0) // engine 0's lease lapsed: engine 1 takes it
+			enqueue(5)
+			drain(0, 0, 1)
+		})
 	}
 }
 

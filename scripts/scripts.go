@@ -51,6 +51,8 @@ var (
 	lbCatalog string
 	//go:embed lb_enqueue.lua
 	lbEnqueue string
+	//go:embed lb_drainer.lua
+	lbDrainer string
 )
 
 // The scripts. See each .lua file for its contract.
@@ -73,6 +75,7 @@ var (
 	LBFill    = redis.NewScript(assemble(lbFill))
 	LBCatalog = redis.NewScript(assemble(lbCatalog))
 	LBEnqueue = redis.NewScript(assemble(lbEnqueue))
+	LBDrainer = redis.NewScript(assemble(lbDrainer))
 )
 
 // helpers are common.lua's sections by name, in file order.
