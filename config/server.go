@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -25,6 +26,9 @@ type Server struct {
 	// closes, at a graceful shutdown.
 	DrainDelay time.Duration
 	H2C        bool
+	// TrustedProxies are the proxies whose X-Forwarded-Proto and
+	// X-Forwarded-For the console believes (console.Config).
+	TrustedProxies []netip.Prefix
 	// Keys are the API keys: server.keys, then api_keys (named api-1, ...)
 	// and admin_keys (admin-1, ...). ApplyEnv reads the secrets kept in
 	// the environment.
@@ -64,6 +68,7 @@ type serverFile struct {
 	MaxConnectionsPerClient *int      `yaml:"max_connections_per_client"`
 	DrainDelay              duration  `yaml:"drain_delay"`
 	H2C                     bool      `yaml:"h2c"`
+	TrustedProxies          []string  `yaml:"trusted_proxies"`
 	Keys                    []keyFile `yaml:"keys"`
 	APIKeys                 []string  `yaml:"api_keys"`
 	AdminKeys               []string  `yaml:"admin_keys"`
@@ -122,10 +127,31 @@ func (sf serverFile) build(leagues, leaderboards []string) (Server, error) {
 		}
 		*c.out = *c.in
 	}
+	for i, p := range sf.TrustedProxies {
+		prefix, err := parseProxy(p)
+		if err != nil {
+			return s, fmt.Errorf("server.trusted_proxies[%d]: %q is not an IP address or a CIDR range such as 10.0.0.0/8 (%v)", i, p, err)
+		}
+		s.TrustedProxies = append(s.TrustedProxies, prefix)
+	}
 	if s.Keys, s.sources, err = sf.keys(leagues, leaderboards); err != nil {
 		return s, err
 	}
 	return s, nil
+}
+
+// parseProxy reads a trusted proxy: a CIDR range, or one address.
+func parseProxy(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		return p.Masked(), err
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), nil
 }
 
 // keys builds the named keys of server.keys and the unnamed ones of

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"github.com/league-engine/league/leaderboard"
 	"log/slog"
 	"os"
@@ -19,6 +20,7 @@ server:
   max_connections_per_client: 10
   drain_delay: 0s
   h2c: true
+  trusted_proxies: [10.0.0.0/8, 192.168.1.7, "::ffff:172.16.0.1", "fd00::1/64"]
   keys:
     - {name: eu-game, role: game, leagues: [lg], secret_env: EU_KEY}
     - {name: ops, role: admin, secret: ops-secret-0123456789}
@@ -32,6 +34,9 @@ log: {format: json, level: warn, access: "off"}
 	if s.RequestTimeout != 750*time.Millisecond || s.MaxConnections != 0 || s.MaxConnectionsPerClient != 10 ||
 		s.DrainDelay != 0 || !s.H2C || !c.Log.JSON || c.Log.Level != slog.LevelWarn || c.Log.Access != nil {
 		t.Fatalf("%+v %+v", s, c.Log)
+	}
+	if got := fmt.Sprint(s.TrustedProxies); got != "[10.0.0.0/8 192.168.1.7/32 172.16.0.1/32 fd00::/64]" {
+		t.Fatalf("trusted proxies %s", got)
 	}
 	if err := c.ApplyEnv(func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "server.keys[0] (eu-game).secret_env: EU_KEY is not set") {
 		t.Fatalf("EU_KEY unset: %v", err)

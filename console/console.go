@@ -13,6 +13,7 @@ import (
 	"embed"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -49,8 +50,11 @@ type Config struct {
 	Namespace string
 	// SessionTTL is how long a sign-in lasts (default DefaultSessionTTL).
 	SessionTTL time.Duration
-	Logger     *slog.Logger     // nil: slog.Default()
-	Now        func() time.Time // nil: time.Now
+	// TrustedProxies are the proxies whose X-Forwarded-Proto and
+	// X-Forwarded-For are believed (client.go).
+	TrustedProxies []netip.Prefix
+	Logger         *slog.Logger     // nil: slog.Default()
+	Now            func() time.Time // nil: time.Now
 }
 
 // DefaultSessionTTL is a working day: a session is not renewed by use, so
@@ -61,6 +65,7 @@ const DefaultSessionTTL = 8 * time.Hour
 type Console struct {
 	cfg      Config
 	sessions *sessions
+	limit    *signinLimit
 	pages    *pages
 	mux      *http.ServeMux
 }
@@ -79,7 +84,8 @@ func New(cfg Config) *Console {
 	if cfg.Status == nil {
 		cfg.Status = func(error) int { return http.StatusInternalServerError }
 	}
-	c := &Console{cfg: cfg, sessions: newSessions(cfg.Redis, cfg.Namespace, cfg.SessionTTL), pages: parsePages(), mux: http.NewServeMux()}
+	c := &Console{cfg: cfg, sessions: newSessions(cfg.Redis, cfg.Namespace, cfg.SessionTTL),
+		limit: newSigninLimit(cfg.Redis, cfg.Namespace), pages: parsePages(), mux: http.NewServeMux()}
 	c.routes()
 	return c
 }

@@ -60,6 +60,12 @@ func newFixture(t *testing.T, keys []api.Key) *fixture {
 // NewTLSServer).
 func newFixtureOn(t *testing.T, keys []api.Key, serve func(http.Handler) *httptest.Server) *fixture {
 	t.Helper()
+	return newFixtureWith(t, keys, serve, func(*console.Config) {})
+}
+
+// newFixtureWith is newFixtureOn with the console's config edited.
+func newFixtureWith(t *testing.T, keys []api.Key, serve func(http.Handler) *httptest.Server, edit func(*console.Config)) *fixture {
+	t.Helper()
 	ns := testsvc.Namespace(t)
 	f := &fixture{t: t, ctx: context.Background(), rdb: testsvc.Redis(t, ns), ns: ns}
 	clock := testsvc.NewClock(monday.Add(time.Hour))
@@ -76,8 +82,9 @@ func newFixtureOn(t *testing.T, keys []api.Key, serve func(http.Handler) *httpte
 	f.engine, err = league.Open(f.ctx, f.rdb, []*league.League{l},
 		league.WithNamespace(ns), league.WithClock(clock.Now), league.WithLogger(quiet))
 	testsvc.Must(t, err, "league.Open")
-	f.server = api.New(api.Config{Engine: f.engine, Store: inmem.New(), Keys: keys, Logger: quiet,
-		Console: &console.Config{Redis: f.rdb, Namespace: ns, Now: clock.Now}})
+	cc := &console.Config{Redis: f.rdb, Namespace: ns, Now: clock.Now}
+	edit(cc)
+	f.server = api.New(api.Config{Engine: f.engine, Store: inmem.New(), Keys: keys, Logger: quiet, Console: cc})
 	f.http = serve(f.server.Handler())
 	t.Cleanup(f.http.Close)
 	f.client = f.http.Client()

@@ -91,16 +91,17 @@ func (s *sessions) end(ctx context.Context, id string) error {
 
 // setCookie gives the browser the session: HttpOnly (no script reads it),
 // SameSite=Strict (no other site's page sends it), Secure when the request
-// came over TLS, scoped to the console and expiring with the session.
+// came over TLS (directly or through a trusted proxy: client.go), scoped
+// to the console and expiring with the session.
 func (c *Console) setCookie(w http.ResponseWriter, r *http.Request, sess session) {
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: sess.id, Path: Prefix, MaxAge: int(c.cfg.SessionTTL / time.Second),
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: c.secure(r), SameSite: http.SameSiteStrictMode})
 }
 
 // clearCookie tells the browser to forget the session.
 func (c *Console) clearCookie(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: Prefix, MaxAge: -1,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: c.secure(r), SameSite: http.SameSiteStrictMode})
 }
 
 // session returns the request's session, if it has a live one whose key

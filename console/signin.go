@@ -2,6 +2,8 @@ package console
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 )
 
 // Sign-in takes an admin key in a form (never in the URL: it would reach
@@ -31,9 +33,20 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusForbidden, "signin", nil, v)
 		return
 	}
+	client := c.client(r)
+	if wait, err := c.limit.check(r.Context(), client); err != nil {
+		if wait > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)))
+		}
+		c.failure(w, r, "signin", nil, v, err)
+		return
+	}
 	name, err := c.cfg.Keys.Admin(r.PostFormValue("key"))
 	if err != nil {
-		c.cfg.Logger.Warn("console: sign-in refused", "remote", r.RemoteAddr, "err", err)
+		c.cfg.Logger.Warn("console: sign-in refused", "client", client, "err", err)
+		if ferr := c.limit.failed(r.Context(), client); ferr != nil {
+			err = ferr // not counted: refuse rather than let guesses through uncounted
+		}
 		c.failure(w, r, "signin", nil, v, err)
 		return
 	}
@@ -42,7 +55,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 		c.failure(w, r, "signin", nil, v, err)
 		return
 	}
-	c.cfg.Logger.Info("console: signed in", "key", name, "remote", r.RemoteAddr)
+	c.cfg.Logger.Info("console: signed in", "key", name, "client", client)
 	c.setCookie(w, r, sess)
 	http.Redirect(w, r, Prefix+"/", http.StatusSeeOther)
 }

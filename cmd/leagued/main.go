@@ -188,7 +188,7 @@ func (d *daemon) run(ctx context.Context) error {
 		Engine: engine, Leaderboards: boards, Store: store, Settler: sched, Registry: reg, Logger: log,
 		Keys: cfg.Server.Keys, HistoryLimit: cfg.Settlement.HistoryLimit,
 		RequestTimeout: cfg.Server.RequestTimeout, AccessLog: cfg.Log.Access,
-		Console: &console.Config{Redis: rdb, Namespace: cfg.Namespace},
+		Console: &console.Config{Redis: rdb, Namespace: cfg.Namespace, TrustedProxies: cfg.Server.TrustedProxies},
 	})
 	srv := api.NewHTTPServer(apiServer.Handler(), api.ServeOptions{
 		MaxConnections: noCapIsMinusOne(cfg.Server.MaxConnections), MaxConnectionsPerClient: noCapIsMinusOne(cfg.Server.MaxConnectionsPerClient),
