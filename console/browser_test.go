@@ -12,6 +12,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
 )
 
 // The console in a real browser: a headless Chromium driven through the
@@ -304,4 +307,39 @@ func TestBrowserHeldWrite(t *testing.T) {
 	if got := b.path(); got != "/console/signin" {
 		t.Errorf("the leagues page after signing out: got %s, want the sign-in page", got)
 	}
+}
+
+// TestBrowserLiveBoard: a board's page shows a new score by itself, not
+// while paused, and again once resumed.
+func TestBrowserLiveBoard(t *testing.T) {
+	f := newFixture(t, bothKeys)
+	score := func(value int64) {
+		t.Helper()
+		_, err := f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: "ann", Value: value})
+		testsvc.Must(t, err, "Score")
+	}
+	_, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "ann", Name: "Ann"})
+	testsvc.Must(t, err, "Join")
+	score(10)
+	b := newTab(t, f)
+	b.signinByKeyboard(adminKey)
+	b.waitFor("the leagues page", `location.pathname === "/console/"`)
+	b.open("/console/leagues/weekly/boards/bronze-1")
+	const cell = `document.querySelector("table.board tbody td:nth-child(3)").textContent`
+	b.waitFor("the score 10", cell+` === "10"`)
+	b.audit()
+
+	score(25)
+	b.waitFor("the score 35 without a reload", cell+` === "35"`)
+	b.waitText("Live: updated at")
+
+	b.do("pausing", chromedp.Click(`#live-pause`))
+	b.waitFor("the pause button pressed", `document.querySelector("#live-pause").getAttribute("aria-pressed") === "true"`)
+	score(5)
+	time.Sleep(1500 * time.Millisecond) // six refreshes' time
+	if got := eval[string](b, cell); got != "35" {
+		t.Errorf("while paused: the score shows %q, want 35 still", got)
+	}
+	b.do("resuming", chromedp.Click(`#live-pause`))
+	b.waitFor("the score 40 once resumed", cell+` === "40"`)
 }

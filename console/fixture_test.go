@@ -46,7 +46,9 @@ type fixture struct {
 	ctx    context.Context
 	rdb    *redis.Client
 	ns     string
+	clock  *testsvc.Clock
 	engine *league.Engine
+	store  *inmem.Store
 	server *api.Server
 	http   *httptest.Server
 	client *http.Client
@@ -60,10 +62,6 @@ func newFixture(t *testing.T, keys []api.Key) *fixture {
 // NewTLSServer).
 func newFixtureOn(t *testing.T, keys []api.Key, serve func(http.Handler) *httptest.Server) *fixture {
 	t.Helper()
-	ns := testsvc.Namespace(t)
-	f := &fixture{t: t, ctx: context.Background(), rdb: testsvc.Redis(t, ns), ns: ns}
-	clock := testsvc.NewClock(monday.Add(time.Hour))
-	quiet := slog.New(slog.NewTextHandler(&testsvc.Log{}, nil))
 	ladder, err := tiers.NewLadder([]tiers.Tier{
 		{ID: "bronze", Name: "Bronze", Promote: 2000, MinPromoteScore: 1},
 		{ID: "silver", Name: "Silver", Demote: 2000},
@@ -72,12 +70,25 @@ func newFixtureOn(t *testing.T, keys []api.Key, serve func(http.Handler) *httpte
 	sched, err := league.ParseSchedule("0 0 * * MON")
 	testsvc.Must(t, err, "ParseSchedule")
 	l := &league.League{ID: "weekly", BoardSize: 10, Schedule: sched, Ladder: ladder, MaxScore: 1_000_000, MaxGain: 50, Hold: true}
+	// Live boards refresh fast: the browser tests wait for them.
+	return newFixtureOf(t, keys, serve, l, 250*time.Millisecond)
+}
+
+// newFixtureOf is the fixture of league l (not yet Init'ed), its live
+// boards refreshing every refresh.
+func newFixtureOf(t *testing.T, keys []api.Key, serve func(http.Handler) *httptest.Server, l *league.League, refresh time.Duration) *fixture {
+	t.Helper()
+	ns := testsvc.Namespace(t)
+	f := &fixture{t: t, ctx: context.Background(), rdb: testsvc.Redis(t, ns), ns: ns, store: inmem.New()}
+	f.clock = testsvc.NewClock(monday.Add(time.Hour))
+	quiet := slog.New(slog.NewTextHandler(&testsvc.Log{}, nil))
 	testsvc.Must(t, l.Init(), "Init")
+	var err error
 	f.engine, err = league.Open(f.ctx, f.rdb, []*league.League{l},
-		league.WithNamespace(ns), league.WithClock(clock.Now), league.WithLogger(quiet))
+		league.WithNamespace(ns), league.WithClock(f.clock.Now), league.WithLogger(quiet))
 	testsvc.Must(t, err, "league.Open")
-	f.server = api.New(api.Config{Engine: f.engine, Store: inmem.New(), Keys: keys, Logger: quiet,
-		Console: &console.Config{Redis: f.rdb, Namespace: ns, Now: clock.Now}})
+	f.server = api.New(api.Config{Engine: f.engine, Store: f.store, Keys: keys, Logger: quiet,
+		Console: &console.Config{Redis: f.rdb, Namespace: ns, Now: f.clock.Now, Refresh: refresh}})
 	f.http = serve(f.server.Handler())
 	t.Cleanup(f.http.Close)
 	f.client = f.http.Client()

@@ -4,17 +4,38 @@ import (
 	"fmt"
 	"html/template"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
 )
 
 // funcs are the templates' formatting: numbers with thousands separators,
 // times in UTC (the page names the zone; the <time> element carries the
 // instant for a browser or a reader that wants its own).
 var funcs = template.FuncMap{
-	"thousands": thousands,
+	"thousands": thousandsOf,
 	"utc":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"left":      left,
+	"took":      took,
+	"sub":       func(a, b int) int { return a - b },
+	"items":     items,
+	"earnedIn":  earnedIn,
+	"avatar":    avatar,
+	"zone":      zoneText,
+}
+
+// thousandsOf is thousands for the integers templates hold (int, int64).
+func thousandsOf(v any) (string, error) {
+	switch n := v.(type) {
+	case int:
+		return thousands(int64(n)), nil
+	case int64:
+		return thousands(n), nil
+	}
+	return "", fmt.Errorf("thousands of a %T", v)
 }
 
 // thousands writes n with a comma every three digits: 1,234,567.
@@ -49,4 +70,44 @@ func left(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dm", m)
 	}
+}
+
+// took writes how long something took: "850 ms", "12.3 s", "4m 05s".
+func took(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm %02ds", int(d/time.Minute), int(d/time.Second)%60)
+	default:
+		return left(d)
+	}
+}
+
+// avatar is what a board shows in a player's badge: their avatar as the
+// API returns it (an id or short code, written as text, never markup or a
+// URL to fetch), else their name's first letter.
+func avatar(e league.Entry) string {
+	if e.Avatar != "" {
+		return e.Avatar
+	}
+	for _, r := range e.Name {
+		return strings.ToUpper(string(r))
+	}
+	return "?"
+}
+
+// zoneText names a zone with a sign as well as its colour, so that no one
+// needs to tell colours apart.
+func zoneText(z tiers.Zone) string {
+	switch z {
+	case tiers.Promote:
+		return "▲ promote"
+	case tiers.Demote:
+		return "▼ demote"
+	}
+	return "● stay"
 }

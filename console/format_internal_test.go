@@ -26,3 +26,14 @@ func TestLeft(t *testing.T) {
 		}
 	}
 }
+
+func TestTook(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{{0, "0 ms"}, {850 * time.Millisecond, "850 ms"}, {12345 * time.Millisecond, "12.3 s"}, {245 * time.Second, "4m 05s"}, {2 * time.Hour, "2h 0m"}} {
+		if got := took(c.d); got != c.want {
+			t.Errorf("took(%v): got %q, want %q", c.d, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+// The console's one script. Every page works without it (the server
+// renders everything); it adds what a page cannot do by itself.
+"use strict";
+
+// Live tables: a table with data-live="URL" has its rows replaced by the
+// fragment at URL every data-every seconds, while the tab is shown and
+// the operator has not paused it (the button data-pause names). The
+// fragment is the console's own server-rendered, escaped HTML, fetched
+// from the console only (the page's Content-Security-Policy says so).
+function live(table) {
+  const every = (Number(table.dataset.every) || 5) * 1000;
+  const status = document.getElementById(table.dataset.status);
+  const button = document.getElementById(table.dataset.pause);
+  let paused = false, stopped = false, timer = 0;
+
+  const say = (text) => { if (status) status.textContent = text; };
+  const schedule = () => {
+    clearTimeout(timer);
+    if (!paused && !stopped && document.visibilityState === "visible") timer = setTimeout(refresh, every);
+  };
+  async function refresh() {
+    let res;
+    try {
+      // A redirect means the session ended (to the sign-in page): stop.
+      res = await fetch(table.dataset.live, { credentials: "same-origin", redirect: "error" });
+    } catch (e) {
+      stopped = true;
+      say("Live updates stopped: the console did not answer, or your session ended. Reload the page.");
+      return;
+    }
+    if (!res.ok) {
+      stopped = true;
+      say("Live updates stopped: " + (await res.text()) + " Reload the page.");
+      return;
+    }
+    const tpl = document.createElement("template");
+    tpl.innerHTML = await res.text();
+    const rows = tpl.content.querySelector("tbody");
+    if (rows && table.tBodies[0]) table.tBodies[0].replaceWith(rows);
+    localTimes(table);
+    say("Live: updated at " + new Date().toLocaleTimeString() + ", every " + every / 1000 + " s while this tab is shown.");
+    schedule();
+  }
+  say("Live: refreshes every " + every / 1000 + " s while this tab is shown.");
+  if (button) {
+    button.hidden = false;
+    button.addEventListener("click", () => {
+      paused = !paused;
+      button.setAttribute("aria-pressed", String(paused));
+      button.textContent = paused ? "Resume updates" : "Pause updates";
+      say(paused ? "Live updates paused." : "Live updates resumed.");
+      if (!paused) refresh(); else schedule();
+    });
+  }
+  document.addEventListener("visibilitychange", () => {
+    // Back to a tab hidden for a while: refresh at once.
+    if (document.visibilityState === "visible" && !paused && !stopped) refresh(); else schedule();
+  });
+  schedule();
+}
+
+// localTimes is filled in below (times in the operator's zone).
+function localTimes(root) {}
+
+for (const table of document.querySelectorAll("table[data-live]")) live(table);
