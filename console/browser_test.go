@@ -331,7 +331,7 @@ func TestBrowserLiveBoard(t *testing.T) {
 
 	score(25)
 	b.waitFor("the score 35 without a reload", cell+` === "35"`)
-	b.waitText("Live: updated at")
+	b.waitText("Updated at")
 
 	b.do("pausing", chromedp.Click(`#live-pause`))
 	b.waitFor("the pause button pressed", `document.querySelector("#live-pause").getAttribute("aria-pressed") === "true"`)

@@ -18,9 +18,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scheduler"
 )
 
 //go:embed templates/*.html static/*.css static/*.js
@@ -40,12 +42,22 @@ type Keys interface {
 }
 
 // Config is what a Console needs. The api package sets Engine, Store,
-// Keys, Status and Logger; leagued sets the rest.
+// Keys, Status, Metrics and Logger; leagued sets the rest.
 type Config struct {
 	Engine *league.Engine
 	// Store has the settlements a league's page lists (nil: none shown).
 	Store league.Store
 	Keys  Keys
+	// Metrics is the service's Prometheus registry, which the health page
+	// reads its rates from (nil: none shown).
+	Metrics prometheus.Gatherer
+	// Scheduler tells the health page this process's settlement leases
+	// and last errors (scheduler.Scheduler; nil: it runs none).
+	Scheduler interface{ Status() []scheduler.Status }
+	// RedisNote and StoreNote tell the health page what Redis and the
+	// store are when an operator must know: in process memory, say, where
+	// nothing survives a restart (leagued sets them).
+	RedisNote, StoreNote string
 	// Status is the HTTP status of an error: api's one table from codes to
 	// statuses, so a page answers what the JSON route would.
 	Status func(error) int
@@ -73,6 +85,7 @@ const DefaultRefresh = 5 * time.Second
 // Console serves the pages. Build it with New.
 type Console struct {
 	cfg      Config
+	rates    rates
 	sessions *sessions
 	pages    *pages
 	mux      *http.ServeMux
@@ -109,6 +122,8 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("POST /console/signin", c.signin)
 	c.mux.HandleFunc("POST /console/signout", c.action(c.signout))
 	c.mux.HandleFunc("GET /console/{$}", c.page(c.leagues))
+	c.mux.HandleFunc("GET /console/health", c.page(c.healthPage))
+	c.mux.HandleFunc("GET /console/health/live", c.page(c.healthLive))
 	c.mux.HandleFunc("GET /console/leagues/{league}", c.page(c.leaguePage))
 	c.mux.HandleFunc("GET /console/leagues/{league}/find", c.page(c.find))
 	c.mux.HandleFunc("GET /console/leagues/{league}/boards/{board}", c.page(c.boardPage))

@@ -2,7 +2,6 @@ package console_test
 
 import (
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"net/http/httptest"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/league-engine/league/console"
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
-	"github.com/league-engine/league/scheduler"
 	"github.com/league-engine/league/tiers"
 )
 
@@ -38,7 +36,7 @@ func newDemo(t *testing.T) *fixture {
 	l := &league.League{ID: "weekly", BoardSize: 20, Schedule: sched, Ladder: ladder, MaxScore: 10_000_000, MaxGain: 50_000, Hold: true}
 	f := newFixtureOf(t, bothKeys, httptest.NewServer, l, console.DefaultRefresh)
 
-	settler := scheduler.New(f.engine, f.store, scheduler.WithLogger(slog.New(slog.NewTextHandler(&testsvc.Log{}, nil))))
+	settler := f.sched
 	rng := rand.New(rand.NewPCG(23, 2026))
 	first := monday.AddDate(0, 0, -7*demoWeeks)
 	players := 0

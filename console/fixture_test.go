@@ -19,6 +19,7 @@ import (
 	"github.com/league-engine/league/inmem"
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scheduler"
 	"github.com/league-engine/league/tiers"
 )
 
@@ -49,6 +50,7 @@ type fixture struct {
 	clock  *testsvc.Clock
 	engine *league.Engine
 	store  *inmem.Store
+	sched  *scheduler.Scheduler // not started: tests settle with SettleNow
 	server *api.Server
 	http   *httptest.Server
 	client *http.Client
@@ -87,8 +89,9 @@ func newFixtureOf(t *testing.T, keys []api.Key, serve func(http.Handler) *httpte
 	f.engine, err = league.Open(f.ctx, f.rdb, []*league.League{l},
 		league.WithNamespace(ns), league.WithClock(f.clock.Now), league.WithLogger(quiet))
 	testsvc.Must(t, err, "league.Open")
+	f.sched = scheduler.New(f.engine, f.store, scheduler.WithLogger(quiet))
 	f.server = api.New(api.Config{Engine: f.engine, Store: f.store, Keys: keys, Logger: quiet,
-		Console: &console.Config{Redis: f.rdb, Namespace: ns, Now: f.clock.Now, Refresh: refresh}})
+		Console: &console.Config{Redis: f.rdb, Namespace: ns, Now: f.clock.Now, Refresh: refresh, Scheduler: f.sched}})
 	f.http = serve(f.server.Handler())
 	t.Cleanup(f.http.Close)
 	f.client = f.http.Client()
@@ -203,4 +206,21 @@ func (f *fixture) state(player string) (held int, score int64) {
 	st, err := f.engine.Standing(f.ctx, "weekly", player)
 	testsvc.Must(f.t, err, "Standing")
 	return len(list), st.Score
+}
+
+// apiPost sends body to the API with the game key and fails the test
+// unless it answers 200.
+func (f *fixture) apiPost(path, body string) {
+	f.t.Helper()
+	r, err := http.NewRequest("POST", f.http.URL+path, strings.NewReader(body))
+	testsvc.Must(f.t, err, "request")
+	r.Header.Set("Authorization", "Bearer "+gameKey)
+	r.Header.Set("Content-Type", "application/json")
+	resp, err := f.client.Do(r)
+	testsvc.Must(f.t, err, "POST %s", path)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		f.t.Fatalf("POST %s: got %d, want 200: %s", path, resp.StatusCode, b)
+	}
 }

@@ -25,6 +25,7 @@ var funcs = template.FuncMap{
 	"earnedIn":  earnedIn,
 	"avatar":    avatar,
 	"zone":      zoneText,
+	"rate":      rate,
 }
 
 // thousandsOf is thousands for the integers templates hold (int, int64).
@@ -72,9 +73,12 @@ func left(d time.Duration) string {
 	}
 }
 
-// took writes how long something took: "850 ms", "12.3 s", "4m 05s".
+// took writes how long something took: "0.4 ms", "850 ms", "12.3 s",
+// "4m 05s".
 func took(d time.Duration) string {
 	switch {
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 	case d < time.Second:
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	case d < time.Minute:
@@ -110,4 +114,15 @@ func zoneText(z tiers.Zone) string {
 		return "▼ demote"
 	}
 	return "● stay"
+}
+
+// rate writes a rate per second: "0.25", "12.4", "1,234".
+func rate(v float64) string {
+	switch {
+	case v < 10:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case v < 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return thousands(int64(v + 0.5))
 }

@@ -31,9 +31,20 @@ func TestTook(t *testing.T) {
 	for _, c := range []struct {
 		d    time.Duration
 		want string
-	}{{0, "0 ms"}, {850 * time.Millisecond, "850 ms"}, {12345 * time.Millisecond, "12.3 s"}, {245 * time.Second, "4m 05s"}, {2 * time.Hour, "2h 0m"}} {
+	}{{0, "0.0 ms"}, {420 * time.Microsecond, "0.4 ms"}, {850 * time.Millisecond, "850 ms"}, {12345 * time.Millisecond, "12.3 s"}, {245 * time.Second, "4m 05s"}, {2 * time.Hour, "2h 0m"}} {
 		if got := took(c.d); got != c.want {
 			t.Errorf("took(%v): got %q, want %q", c.d, got, c.want)
+		}
+	}
+}
+
+func TestRate(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{0, "0.00"}, {0.25, "0.25"}, {12.44, "12.4"}, {1234.4, "1,234"}, {99.96, "100.0"}} {
+		if got := rate(c.v); got != c.want {
+			t.Errorf("rate(%v): got %q, want %q", c.v, got, c.want)
 		}
 	}
 }

@@ -52,6 +52,23 @@ func TestBrowserPages(t *testing.T) {
 		t.Errorf("the tier history chart has %d points, want one per settled week (%d)", n, demoWeeks)
 	}
 	b.shot("player", 1280, 0)
+
+	// Health: the rates are of what the API served between two looks.
+	b.do("following the Health link", chromedp.Click(`nav a[href="/console/health"]`))
+	b.waitText("Settlement on this replica")
+	b.audit()
+	for i := range 120 {
+		f.apiPost("/v1/leagues/weekly/scores", fmt.Sprintf(`{"player_id":"p%03d","value":%d}`, i%100, 10+i))
+	}
+	b.open("/console/health")
+	b.waitText("Writes per second")
+	if got := eval[string](b, `document.querySelector("dl.figures dd").textContent`); got == "0.00" {
+		t.Errorf("after 120 score writes: the health page shows %s writes per second, want more than 0", got)
+	}
+	if !strings.Contains(b.text(), "20261109T000000Z at") {
+		t.Errorf("the health page does not name the last period settled here: %s", b.text())
+	}
+	b.shot("health", 1280, 0)
 }
 
 // shot saves the page as name.png at width x height (height 0: the whole

@@ -8,7 +8,6 @@ import (
 
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
-	"github.com/league-engine/league/scheduler"
 )
 
 // wants fails the test for each of wants that body lacks.
@@ -49,7 +48,7 @@ func TestLeaguePage(t *testing.T) {
 	rep = f.get("/console/leagues/weekly", cookie)
 	wants(t, "the league page after the period ended", rep.body, "<li><code>20261116T000000Z</code>, ended")
 
-	_, err := scheduler.New(f.engine, f.store).SettleNow(f.ctx, "weekly", time.Time{})
+	_, err := f.sched.SettleNow(f.ctx, "weekly", time.Time{})
 	testsvc.Must(t, err, "SettleNow")
 	rep = f.get("/console/leagues/weekly", cookie)
 	wants(t, "the league page after a settlement", rep.body,

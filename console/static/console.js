@@ -2,11 +2,12 @@
 // renders everything); it adds what a page cannot do by itself.
 "use strict";
 
-// Live tables: a table with data-live="URL" has its rows replaced by the
-// fragment at URL every data-every seconds, while the tab is shown and
-// the operator has not paused it (the button data-pause names). The
-// fragment is the console's own server-rendered, escaped HTML, fetched
-// from the console only (the page's Content-Security-Policy says so).
+// Live parts: an element with data-live="URL" has its content (a
+// table: its rows) replaced by the fragment at URL every data-every
+// seconds, while the tab is shown and the operator has not paused it (the
+// button data-pause names). The fragment is the console's own
+// server-rendered, escaped HTML, fetched from the console only (the
+// page's Content-Security-Policy says so).
 function live(table) {
   const every = (Number(table.dataset.every) || 5) * 1000;
   const status = document.getElementById(table.dataset.status);
@@ -35,13 +36,17 @@ function live(table) {
     }
     const tpl = document.createElement("template");
     tpl.innerHTML = await res.text();
-    const rows = tpl.content.querySelector("tbody");
-    if (rows && table.tBodies[0]) table.tBodies[0].replaceWith(rows);
+    if (table.tagName !== "TABLE") {
+      table.replaceChildren(tpl.content);
+    } else {
+      const rows = tpl.content.querySelector("tbody");
+      if (rows && table.tBodies[0]) table.tBodies[0].replaceWith(rows);
+    }
     localTimes(table);
-    say("Live: updated at " + new Date().toLocaleTimeString() + ", every " + every / 1000 + " s while this tab is shown.");
+    say("Updated at " + new Date().toLocaleTimeString() + ", every " + every / 1000 + " s while this tab is shown.");
     schedule();
   }
-  say("Live: refreshes every " + every / 1000 + " s while this tab is shown.");
+  say("Refreshes every " + every / 1000 + " s while this tab is shown.");
   if (button) {
     button.hidden = false;
     button.addEventListener("click", () => {
@@ -62,4 +67,4 @@ function live(table) {
 // localTimes is filled in below (times in the operator's zone).
 function localTimes(root) {}
 
-for (const table of document.querySelectorAll("table[data-live]")) live(table);
+for (const el of document.querySelectorAll("[data-live]")) live(el);
