@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -342,4 +344,27 @@ func TestBrowserLiveBoard(t *testing.T) {
 	}
 	b.do("resuming", chromedp.Click(`#live-pause`))
 	b.waitFor("the score 40 once resumed", cell+` === "40"`)
+}
+
+// TestBrowserLocalTimes: with script, a time shows in the operator's zone
+// (Tokyo here), naming it, and its title keeps the UTC time; the page as
+// sent says UTC (TestPages).
+func TestBrowserLocalTimes(t *testing.T) {
+	f := newFixture(t, bothKeys)
+	b := newTab(t, f)
+	b.do("setting the zone to Tokyo", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Asia/Tokyo"})
+		return err
+	}))
+	b.signinByKeyboard(adminKey)
+	b.waitFor("the leagues page", `location.pathname === "/console/"`)
+	const end = `document.querySelector('time[datetime="2026-11-23T00:00:00Z"]')`
+	b.waitFor("the local time", end+`.dataset.local === "1"`)
+	text, title := eval[string](b, end+".textContent"), eval[string](b, end+".title")
+	if !strings.Contains(text, "23") || !strings.Contains(text, "09:00") || !strings.Contains(text, "GMT+9") {
+		t.Errorf("the period's end in Tokyo: got %q, want Nov 23, 09:00, GMT+9", text)
+	}
+	if title != "2026-11-23 00:00:00 UTC" {
+		t.Errorf("its title: got %q, want the UTC time", title)
+	}
 }

@@ -48,3 +48,11 @@ func TestRate(t *testing.T) {
 		}
 	}
 }
+
+func TestWhen(t *testing.T) {
+	at := time.Date(2026, 11, 23, 1, 2, 3, 0, time.FixedZone("CET", 3600))
+	want := `<time datetime="2026-11-23T00:02:03Z" title="2026-11-23 00:02:03 UTC">2026-11-23 00:02 UTC</time>`
+	if got := string(when(at)); got != want {
+		t.Errorf("when(%v): got %s, want %s", at, got, want)
+	}
+}

@@ -64,7 +64,21 @@ function live(table) {
   schedule();
 }
 
-// localTimes is filled in below (times in the operator's zone).
-function localTimes(root) {}
+// Times: the server writes each <time> in UTC, with the UTC time in its
+// title; here its text becomes the operator's zone (named), and hovering
+// still shows UTC.
+const localFormat = new Intl.DateTimeFormat(undefined, {
+  year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short",
+});
+function localTimes(root) {
+  for (const el of root.querySelectorAll("time[datetime]")) {
+    const at = new Date(el.getAttribute("datetime"));
+    if (el.dataset.local || isNaN(at)) continue;
+    if (!el.title) el.title = el.textContent;
+    el.textContent = localFormat.format(at);
+    el.dataset.local = "1";
+  }
+}
+localTimes(document);
 
 for (const el of document.querySelectorAll("[data-live]")) live(el);
