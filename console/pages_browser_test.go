@@ -14,14 +14,15 @@ import (
 // TestBrowserPages: the pages of a league with a past, in the browser:
 // each audited at 390 and 1280 px (labels, text alternatives, no sideways
 // scroll) and showing what it is for. With CONSOLE_SCREENSHOTS=dir it
-// also saves them there (docs/img holds the README's).
+// also saves the README's screenshots there (docs/img; see
+// docs/operations.md for the command).
 func TestBrowserPages(t *testing.T) {
 	f := newDemo(t)
 	b := newTab(t, f)
 	b.signinByKeyboard(adminKey)
 	b.waitFor("the leagues page", `location.pathname === "/console/"`)
 	b.audit()
-	b.shot("leagues", 1280, 900)
+	b.shot("leagues", 1280, 720)
 
 	b.do("following the league's link", chromedp.Click(`h2 a[href="/console/leagues/weekly"]`))
 	b.waitText("Last settlements")
@@ -33,10 +34,10 @@ func TestBrowserPages(t *testing.T) {
 	}
 	b.shot("league", 1280, 0)
 
-	b.do("opening board bronze-1", chromedp.Click(`a[href="/console/leagues/weekly/boards/bronze-1"]`))
-	b.waitText("Ranking of bronze-1")
+	b.do("opening board silver-1", chromedp.Click(`a[href="/console/leagues/weekly/boards/silver-1"]`))
+	b.waitText("Ranking of silver-1")
 	b.audit()
-	b.shot("board", 1280, 900)
+	b.shot("board", 1280, 800)
 	b.shot("board-390", 390, 844)
 
 	// A player, looked up with the league page's form and the keyboard.
@@ -68,21 +69,25 @@ func TestBrowserPages(t *testing.T) {
 	if !strings.Contains(b.text(), "20261109T000000Z at") {
 		t.Errorf("the health page does not name the last period settled here: %s", b.text())
 	}
-	b.shot("health", 1280, 0)
+	b.shot("health", 1280, 800)
 }
 
 // shot saves the page as name.png at width x height (height 0: the whole
 // page), when CONSOLE_SCREENSHOTS names a directory.
 func (b *tab) shot(name string, width, height int64) {
 	b.t.Helper()
+	whole := height == 0
 	dir := os.Getenv("CONSOLE_SCREENSHOTS")
 	if dir == "" {
 		return
 	}
-	b.do("resizing", chromedp.EmulateViewport(width, max(height, 900)))
+	if height == 0 {
+		height = 900 // the whole page is taken, beyond the window
+	}
+	b.do("resizing", chromedp.EmulateViewport(width, height))
 	b.waitFor("the layout at the new width", fmt.Sprintf(`document.documentElement.clientWidth === %d`, width))
 	shoot := chromedp.CaptureScreenshot()
-	if height == 0 {
+	if whole {
 		shoot = chromedp.FullScreenshot(100)
 	}
 	png, err := chromedp.Run(b.ctx, shoot)
