@@ -16,10 +16,11 @@ FUZZTIME ?= 20000x
 # SIGTERM without passing it on, which would orphan the runner.
 WITHSERVICES := bin/withservices
 
-.PHONY: test test-local fuzz bench run build vet fmt withservices
+.PHONY: test test-local fuzz bench run build vet fmt withservices chromium
 
-# test: vet, race tests and fuzz against throwaway Redis and PostgreSQL (or REDIS_URL / DATABASE_URL).
-test: withservices
+# test: vet, race tests and fuzz against throwaway Redis and PostgreSQL (or
+# REDIS_URL / DATABASE_URL), the console's pages in a headless Chromium.
+test: withservices chromium
 	$(WITHSERVICES) -- $(MAKE) --no-print-directory test-local
 
 # test-local: vet, race tests and fuzz against whatever services the environment names.
@@ -58,6 +59,11 @@ vet:
 # fmt: gofmt the tree.
 fmt:
 	go fmt ./...
+
+# chromium: make sure the console's browser tests have a Chromium: Debian's
+# package installed when missing and root (see .ci/chromium).
+chromium:
+	@./.ci/chromium
 
 # withservices: build the service runner.
 withservices:

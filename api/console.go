@@ -50,7 +50,7 @@ func (s *Server) mountConsole(cfg *console.Config) {
 		return
 	}
 	c := *cfg
-	c.Engine, c.Keys, c.Status = s.engine, consoleKeys{s}, status
+	c.Engine, c.Store, c.Keys, c.Status, c.Metrics = s.engine, s.store, consoleKeys{s}, status, s.registry
 	if c.Logger == nil {
 		c.Logger = s.log
 	}

@@ -1,7 +1,10 @@
 // Package console is the back office leagued serves at /console: server-
 // rendered pages (html/template, embedded with go:embed: nothing fetched
-// from the internet, no script) where an operator signs in with an admin
-// key, sees every league and decides its held writes.
+// from the internet) where an operator signs in with an admin key, sees
+// every league, its boards, players and settlements, decides its held
+// writes, and sees the service's health. Charts are inline SVG drawn on the
+// server; one small script (static/console.js) refreshes live boards and
+// shows times in the operator's zone, and every page works without it.
 //
 // The api package mounts it, as it owns the keys (Keys); sessions live in
 // Redis, so any replica of leagued serves a signed-in operator. Every
@@ -16,12 +19,14 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scheduler"
 )
 
-//go:embed templates/*.html static/*.css
+//go:embed templates/*.html static/*.css static/*.js
 var files embed.FS
 
 // Keys is what the console asks of the API's keys (api's keyring answers;
@@ -37,11 +42,23 @@ type Keys interface {
 	IsAdmin(name string) bool
 }
 
-// Config is what a Console needs. The api package sets Engine, Keys,
-// Status and Logger; leagued sets the rest.
+// Config is what a Console needs. The api package sets Engine, Store,
+// Keys, Status, Metrics and Logger; leagued sets the rest.
 type Config struct {
 	Engine *league.Engine
-	Keys   Keys
+	// Store has the settlements a league's page lists (nil: none shown).
+	Store league.Store
+	Keys  Keys
+	// Metrics is the service's Prometheus registry, which the health page
+	// reads its rates from (nil: none shown).
+	Metrics prometheus.Gatherer
+	// Scheduler tells the health page this process's settlement leases
+	// and last errors (scheduler.Scheduler; nil: it runs none).
+	Scheduler interface{ Status() []scheduler.Status }
+	// RedisNote and StoreNote tell the health page what Redis and the
+	// store are when an operator must know: in process memory, say, where
+	// nothing survives a restart (leagued sets them).
+	RedisNote, StoreNote string
 	// Status is the HTTP status of an error: api's one table from codes to
 	// statuses, so a page answers what the JSON route would.
 	Status func(error) int
@@ -50,6 +67,9 @@ type Config struct {
 	Namespace string
 	// SessionTTL is how long a sign-in lasts (default DefaultSessionTTL).
 	SessionTTL time.Duration
+	// Refresh is how often a live board's page fetches its rows (default
+	// DefaultRefresh).
+	Refresh time.Duration
 	// TrustedProxies are the proxies whose X-Forwarded-Proto and
 	// X-Forwarded-For are believed (client.go).
 	TrustedProxies []netip.Prefix
@@ -61,9 +81,15 @@ type Config struct {
 // a cookie left on a shared machine stops working by the evening.
 const DefaultSessionTTL = 8 * time.Hour
 
+// DefaultRefresh is how often a live board refreshes: a board is read in
+// one round trip to Redis, and an operator watching sees a write within
+// seconds.
+const DefaultRefresh = 5 * time.Second
+
 // Console serves the pages. Build it with New.
 type Console struct {
 	cfg      Config
+	rates    rates
 	sessions *sessions
 	limit    *signinLimit
 	pages    *pages
@@ -74,6 +100,9 @@ type Console struct {
 func New(cfg Config) *Console {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
+	}
+	if cfg.Refresh <= 0 {
+		cfg.Refresh = DefaultRefresh
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -99,6 +128,13 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("POST /console/signin", c.signin)
 	c.mux.HandleFunc("POST /console/signout", c.action(c.signout))
 	c.mux.HandleFunc("GET /console/{$}", c.page(c.leagues))
+	c.mux.HandleFunc("GET /console/health", c.page(c.healthPage))
+	c.mux.HandleFunc("GET /console/health/live", c.page(c.healthLive))
+	c.mux.HandleFunc("GET /console/leagues/{league}", c.page(c.leaguePage))
+	c.mux.HandleFunc("GET /console/leagues/{league}/find", c.page(c.find))
+	c.mux.HandleFunc("GET /console/leagues/{league}/boards/{board}", c.page(c.boardPage))
+	c.mux.HandleFunc("GET /console/leagues/{league}/boards/{board}/rows", c.page(c.boardRows))
+	c.mux.HandleFunc("GET /console/leagues/{league}/players/{player}", c.page(c.playerPage))
 	c.mux.HandleFunc("GET /console/leagues/{league}/held", c.page(c.held))
 	c.mux.HandleFunc("POST /console/leagues/{league}/held/{id}/{decision}", c.action(c.decide))
 	c.mux.HandleFunc("/console/", c.notFound)
@@ -107,9 +143,11 @@ func (c *Console) routes() {
 // ServeHTTP serves everything under /console/.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	// Pages name no outside resource and run no script; nothing may frame
-	// them (clickjacking of the approve buttons), and none is cached.
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	// Pages name no outside resource and run only the console's own
+	// script, which fetches only from the console (a live board's rows);
+	// nothing may frame them (clickjacking of the approve buttons), and
+	// none is cached.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")

@@ -234,8 +234,8 @@ func TestPages(t *testing.T) {
 	f := newFixture(t, bothKeys)
 	cookie := f.signin(adminKey)
 	rep := f.get("/console/", cookie)
-	for _, want := range []string{`<h2 id="league-weekly">weekly</h2>`, firstPeriod, "No player has joined this period yet.",
-		`<time datetime="2026-11-23T00:00:00Z">2026-11-23 00:00 UTC</time> (6d 23h 0m left)`,
+	for _, want := range []string{`<h2 id="league-weekly"><a href="/console/leagues/weekly">weekly</a></h2>`, firstPeriod, "No player has joined this period yet.",
+		`<time datetime="2026-11-23T00:00:00Z" title="2026-11-23 00:00:00 UTC">2026-11-23 00:00 UTC</time> (6d 23h 0m left)`,
 		`<nav aria-label="Console">`, `<main>`, `name="viewport"`} {
 		if !strings.Contains(rep.body, want) {
 			t.Errorf("leagues page lacks %q: %s", want, rep.body)

@@ -19,6 +19,7 @@ import (
 	"github.com/league-engine/league/inmem"
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/scheduler"
 	"github.com/league-engine/league/tiers"
 )
 
@@ -46,7 +47,10 @@ type fixture struct {
 	ctx    context.Context
 	rdb    *redis.Client
 	ns     string
+	clock  *testsvc.Clock
 	engine *league.Engine
+	store  *inmem.Store
+	sched  *scheduler.Scheduler // not started: tests settle with SettleNow
 	server *api.Server
 	http   *httptest.Server
 	client *http.Client
@@ -66,10 +70,6 @@ func newFixtureOn(t *testing.T, keys []api.Key, serve func(http.Handler) *httpte
 // newFixtureWith is newFixtureOn with the console's config edited.
 func newFixtureWith(t *testing.T, keys []api.Key, serve func(http.Handler) *httptest.Server, edit func(*console.Config)) *fixture {
 	t.Helper()
-	ns := testsvc.Namespace(t)
-	f := &fixture{t: t, ctx: context.Background(), rdb: testsvc.Redis(t, ns), ns: ns}
-	clock := testsvc.NewClock(monday.Add(time.Hour))
-	quiet := slog.New(slog.NewTextHandler(&testsvc.Log{}, nil))
 	ladder, err := tiers.NewLadder([]tiers.Tier{
 		{ID: "bronze", Name: "Bronze", Promote: 2000, MinPromoteScore: 1},
 		{ID: "silver", Name: "Silver", Demote: 2000},
@@ -78,13 +78,30 @@ func newFixtureWith(t *testing.T, keys []api.Key, serve func(http.Handler) *http
 	sched, err := league.ParseSchedule("0 0 * * MON")
 	testsvc.Must(t, err, "ParseSchedule")
 	l := &league.League{ID: "weekly", BoardSize: 10, Schedule: sched, Ladder: ladder, MaxScore: 1_000_000, MaxGain: 50, Hold: true}
+	// Live boards refresh fast: the browser tests wait for them.
+	return newFixtureOf(t, keys, serve, l, func(c *console.Config) {
+		c.Refresh = 250 * time.Millisecond
+		edit(c)
+	})
+}
+
+// newFixtureOf is the fixture of league l (not yet Init'ed), its console's
+// config edited by edit.
+func newFixtureOf(t *testing.T, keys []api.Key, serve func(http.Handler) *httptest.Server, l *league.League, edit func(*console.Config)) *fixture {
+	t.Helper()
+	ns := testsvc.Namespace(t)
+	f := &fixture{t: t, ctx: context.Background(), rdb: testsvc.Redis(t, ns), ns: ns, store: inmem.New()}
+	f.clock = testsvc.NewClock(monday.Add(time.Hour))
+	quiet := slog.New(slog.NewTextHandler(&testsvc.Log{}, nil))
 	testsvc.Must(t, l.Init(), "Init")
+	var err error
 	f.engine, err = league.Open(f.ctx, f.rdb, []*league.League{l},
-		league.WithNamespace(ns), league.WithClock(clock.Now), league.WithLogger(quiet))
+		league.WithNamespace(ns), league.WithClock(f.clock.Now), league.WithLogger(quiet))
 	testsvc.Must(t, err, "league.Open")
-	cc := &console.Config{Redis: f.rdb, Namespace: ns, Now: clock.Now}
+	f.sched = scheduler.New(f.engine, f.store, scheduler.WithLogger(quiet))
+	cc := &console.Config{Redis: f.rdb, Namespace: ns, Now: f.clock.Now, Scheduler: f.sched}
 	edit(cc)
-	f.server = api.New(api.Config{Engine: f.engine, Store: inmem.New(), Keys: keys, Logger: quiet, Console: cc})
+	f.server = api.New(api.Config{Engine: f.engine, Store: f.store, Keys: keys, Logger: quiet, Console: cc})
 	f.http = serve(f.server.Handler())
 	t.Cleanup(f.http.Close)
 	f.client = f.http.Client()
@@ -199,4 +216,21 @@ func (f *fixture) state(player string) (held int, score int64) {
 	st, err := f.engine.Standing(f.ctx, "weekly", player)
 	testsvc.Must(f.t, err, "Standing")
 	return len(list), st.Score
+}
+
+// apiPost sends body to the API with the game key and fails the test
+// unless it answers 200.
+func (f *fixture) apiPost(path, body string) {
+	f.t.Helper()
+	r, err := http.NewRequest("POST", f.http.URL+path, strings.NewReader(body))
+	testsvc.Must(f.t, err, "request")
+	r.Header.Set("Authorization", "Bearer "+gameKey)
+	r.Header.Set("Content-Type", "application/json")
+	resp, err := f.client.Do(r)
+	testsvc.Must(f.t, err, "POST %s", path)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		f.t.Fatalf("POST %s: got %d, want 200: %s", path, resp.StatusCode, b)
+	}
 }

@@ -4,17 +4,37 @@ import (
 	"fmt"
 	"html/template"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
 )
 
 // funcs are the templates' formatting: numbers with thousands separators,
-// times in UTC (the page names the zone; the <time> element carries the
-// instant for a browser or a reader that wants its own).
+// times as <time> elements (when).
 var funcs = template.FuncMap{
-	"thousands": thousands,
-	"utc":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"thousands": thousandsOf,
+	"when":      when,
 	"left":      left,
+	"took":      took,
+	"sub":       func(a, b int) int { return a - b },
+	"items":     items,
+	"earnedIn":  earnedIn,
+	"avatar":    avatar,
+	"zone":      zoneText,
+	"rate":      rate,
+}
+
+// thousandsOf is thousands for the integers templates hold (int, int64).
+func thousandsOf(v any) (string, error) {
+	switch n := v.(type) {
+	case int:
+		return thousands(int64(n)), nil
+	case int64:
+		return thousands(n), nil
+	}
+	return "", fmt.Errorf("thousands of a %T", v)
 }
 
 // thousands writes n with a comma every three digits: 1,234,567.
@@ -49,4 +69,69 @@ func left(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dm", m)
 	}
+}
+
+// took writes how long something took: "0.4 ms", "850 ms", "12.3 s",
+// "4m 05s".
+func took(d time.Duration) string {
+	switch {
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm %02ds", int(d/time.Minute), int(d/time.Second)%60)
+	default:
+		return left(d)
+	}
+}
+
+// avatar is what a board shows in a player's badge: their avatar as the
+// API returns it (an id or short code, written as text, never markup or a
+// URL to fetch), else their name's first letter.
+func avatar(e league.Entry) string {
+	if e.Avatar != "" {
+		return e.Avatar
+	}
+	for _, r := range e.Name {
+		return strings.ToUpper(string(r))
+	}
+	return "?"
+}
+
+// zoneText names a zone with a sign as well as its colour, so that no one
+// needs to tell colours apart.
+func zoneText(z tiers.Zone) string {
+	switch z {
+	case tiers.Promote:
+		return "▲ promote"
+	case tiers.Demote:
+		return "▼ demote"
+	}
+	return "● stay"
+}
+
+// rate writes a rate per second: "0.25", "12.4", "1,234".
+func rate(v float64) string {
+	switch {
+	case v < 10:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case v < 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return thousands(int64(v + 0.5))
+}
+
+// when writes an instant as <time datetime="2026-11-23T00:00:00Z"
+// title="2026-11-23 00:00:00 UTC">2026-11-23 00:00 UTC</time>: UTC, named
+// as such, for a page read without script; static/console.js rewrites the
+// text in the operator's zone and the title keeps the UTC time on hover.
+// Only the time's own digits go in: nothing to escape.
+func when(t time.Time) template.HTML {
+	t = t.UTC()
+	return template.HTML(`<time datetime="` + t.Format(time.RFC3339) + `" title="` + t.Format("2006-01-02 15:04:05 UTC") + `">` +
+		t.Format("2006-01-02 15:04 UTC") + `</time>`)
 }

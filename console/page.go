@@ -24,12 +24,13 @@ type pages map[string]*template.Template
 
 // pageNames are the templates/<name>.html files; "message" is the page of
 // a refusal or failure with nothing else to show.
-var pageNames = []string{"signin", "leagues", "held", "message"}
+var pageNames = []string{"signin", "leagues", "league", "board", "player", "held", "health", "message"}
 
 func parsePages() *pages {
 	p := pages{}
 	for _, name := range pageNames {
-		p[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html"))
+		p[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files,
+			"templates/layout.html", "templates/charts.html", "templates/"+name+".html"))
 	}
 	return &p
 }
@@ -49,6 +50,19 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}
+
+// fragment writes template part of page name, given data: a piece of a
+// page the page's script swaps in (a live board's rows).
+func (c *Console) fragment(w http.ResponseWriter, r *http.Request, name, part string, data any) {
+	var b bytes.Buffer
+	if err := (*c.pages)[name].ExecuteTemplate(&b, part, data); err != nil {
+		c.cfg.Logger.Error("console: rendering a fragment", "page", name, "part", part, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Write(b.Bytes())
 }
 

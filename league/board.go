@@ -60,6 +60,17 @@ type Entry struct {
 	Zone tiers.Zone
 }
 
+// BoardCount is how many sub-boards a tier's players fill in a period:
+// joins fill board 1 up to BoardSize, then board 2, and so on (placement),
+// so a tier of n players has boards 1 to BoardCount(n).
+func (l *League) BoardCount(players int) int {
+	if players <= 0 {
+		return 0
+	}
+	n, _ := placement(players, l.BoardSize)
+	return n
+}
+
 // Board returns every entry of a sub-board of the given period (the zero
 // Period means the current one). One round trip: the sorted set, and the
 // names hash pipelined with it unless the engine's name cache has it (see

@@ -54,6 +54,7 @@ func (s *Scheduler) recordClaims(id string) {
 		if err != nil {
 			backoff = nextBackoff(backoff, err)
 			s.metrics.claimFailures.WithLabelValues(id).Inc()
+			s.status.failed(id, "recording reward claims", err)
 			s.log.Warn("recording reward claims failed; retrying", "league", id, "in", backoff, "err", err)
 			continue
 		}

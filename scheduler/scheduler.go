@@ -34,6 +34,7 @@ type Scheduler struct {
 	faultFn  func(step string) error
 	attempt  time.Duration
 
+	status  statuses
 	cron    *cron.Cron
 	quit    chan struct{}
 	stopped sync.Once
@@ -309,6 +310,7 @@ func (s *Scheduler) catchUp(ctx context.Context, id string) error {
 		// Redis down, or it lost the league: no period to blame, but the
 		// settlement failed all the same.
 		s.metrics.failed(id, err)
+		s.status.failed(id, "looking for unsettled periods", err)
 		return err
 	}
 	l, _ := s.engine.League(id)
@@ -324,6 +326,7 @@ func (s *Scheduler) catchUp(ctx context.Context, id string) error {
 			// second. Neither failed.
 			if !lostRace(err) && !errors.Is(err, league.ErrNotEnded) {
 				s.metrics.failed(id, err)
+				s.status.failed(id, "settling period "+p.ID(), err)
 				s.recordFailure(ctx, id, p, err)
 			}
 			return err

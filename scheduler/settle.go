@@ -61,6 +61,7 @@ func (s *Scheduler) settle(ctx context.Context, l *league.League, p league.Perio
 		return league.Settlement{}, ErrBusy
 	}
 	defer release()
+	defer s.status.leased(l.ID, p)()
 
 	begun := time.Now()
 	st, err := s.store.BeginSettlement(ctx, league.Settlement{
@@ -144,6 +145,7 @@ func (s *Scheduler) settle(ctx context.Context, l *league.League, p league.Perio
 	}
 	st, err = s.store.Settlement(ctx, l.ID, p.Start)
 	if err == nil {
+		s.status.settled(l.ID, p)
 		s.metrics.settled(l.ID, st.Players, time.Since(begun))
 		s.log.Info("settled", "league", l.ID, "period", p.ID(), "players", st.Players, "took", time.Since(begun).Round(time.Millisecond))
 	}

@@ -184,11 +184,18 @@ func (d *daemon) run(ctx context.Context) error {
 		}
 		d.log().Warn("no API keys configured: authentication is off, serving loopback only", "listen", listen)
 	}
+	consoleCfg := &console.Config{Redis: rdb, Namespace: cfg.Namespace, Scheduler: sched, TrustedProxies: cfg.Server.TrustedProxies}
+	if embedded {
+		consoleCfg.RedisNote = "in-process (miniredis, REDIS_URL not set): nothing survives a restart"
+	}
+	if os.Getenv("DATABASE_URL") == "" {
+		consoleCfg.StoreNote = "in memory (DATABASE_URL not set): nothing survives a restart"
+	}
 	apiServer := api.New(api.Config{
 		Engine: engine, Leaderboards: boards, Store: store, Settler: sched, Registry: reg, Logger: log,
 		Keys: cfg.Server.Keys, HistoryLimit: cfg.Settlement.HistoryLimit,
 		RequestTimeout: cfg.Server.RequestTimeout, AccessLog: cfg.Log.Access,
-		Console: &console.Config{Redis: rdb, Namespace: cfg.Namespace, TrustedProxies: cfg.Server.TrustedProxies},
+		Console: consoleCfg,
 	})
 	srv := api.NewHTTPServer(apiServer.Handler(), api.ServeOptions{
 		MaxConnections: noCapIsMinusOne(cfg.Server.MaxConnections), MaxConnectionsPerClient: noCapIsMinusOne(cfg.Server.MaxConnectionsPerClient),
