@@ -159,58 +159,6 @@ func (e *Engine) ladderFor(ctx context.Context, lv *live, fp string) (*tiers.Lad
 	return l, nil
 }
 
-// FinalBoard is one frozen sub-board: its tier (ladder index), number and
-// players ranked 1..n.
-type FinalBoard struct {
-	Tier    int
-	N       int
-	Players []tiers.Standing
-}
-
-// boardsPerTrip is how many boards one pipeline reads (~100 entries each).
-const boardsPerTrip = 256
-
-// FinalBoards reads every sub-board of a closed period, a pipeline of
-// boardsPerTrip boards per round trip, and hands each to fn in tier and board
-// order.
-func (e *Engine) FinalBoards(ctx context.Context, leagueID string, p Period, pop Populations, fn func(FinalBoard) error) error {
-	lv, err := e.live(leagueID)
-	if err != nil {
-		return err
-	}
-	var all []FinalBoard
-	for idx := 0; idx < lv.Ladder.Len(); idx++ {
-		boards := (pop[idx] + lv.BoardSize - 1) / lv.BoardSize
-		for n := 1; n <= boards; n++ {
-			all = append(all, FinalBoard{Tier: idx, N: n})
-		}
-	}
-	start := p.Start.Unix()
-	for lo := 0; lo < len(all); lo += boardsPerTrip {
-		chunk := all[lo:min(lo+boardsPerTrip, len(all))]
-		pipe := e.rdb.Pipeline()
-		cmds := make([]*redis.ZSliceCmd, len(chunk))
-		for i, b := range chunk {
-			cmds[i] = pipe.ZRevRangeWithScores(ctx, lv.keys.board(start, lv.code[b.Tier], b.N), 0, -1)
-		}
-		if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
-			return internal("final boards", err)
-		}
-		for i, b := range chunk {
-			zs := cmds[i].Val()
-			b.Players = make([]tiers.Standing, len(zs))
-			for r, z := range zs {
-				score, _ := lv.Packing().Unpack(z.Score)
-				b.Players[r] = tiers.Standing{Player: z.Member.(string), Rank: r + 1, Score: score}
-			}
-			if err := fn(b); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // applyBatch is how many players one apply.lua call handles; applyPerTrip
 // calls go in one pipeline.
 const (
