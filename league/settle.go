@@ -59,21 +59,31 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 		return nil, lv.lostError()
 	}
 	flat, _ := reply[1].([]any)
-	pop := Populations{}
+	counters := make(map[string]string, len(flat)/2)
 	for i := 0; i+1 < len(flat); i += 2 {
 		field, _ := flat[i].(string)
+		counters[field] = fmt.Sprint(flat[i+1])
+	}
+	return e.populations(ctx, lv, p, counters)
+}
+
+// populations reads a period's counters hash (field -> value): the players
+// of each tier. A tier code this config lacks is refused as
+// checkKnownTiers refuses it.
+func (e *Engine) populations(ctx context.Context, lv *live, p Period, counters map[string]string) (Populations, error) {
+	pop := Populations{}
+	for field, v := range counters {
 		if field == "closed" || field == "ladder" {
 			continue
 		}
 		code, err1 := strconv.Atoi(field)
-		n, err2 := strconv.Atoi(fmt.Sprint(flat[i+1]))
-		idx, known := lv.index[code]
+		n, err2 := strconv.Atoi(v)
 		if err1 != nil || err2 != nil {
-			return nil, internal("close", fmt.Errorf("bad counter %v=%v", flat[i], flat[i+1]))
+			return nil, internal("populations", fmt.Errorf("bad counter %v=%v", field, v))
 		}
+		idx, known := lv.index[code]
 		if !known {
-			return nil, Errorf(Internal, "period %s of league %q holds players in tier code %d, which no configured tier has",
-				p.ID(), lv.ID, code)
+			return nil, e.unknownTierIn(ctx, lv, p, code)
 		}
 		pop[idx] = n
 	}
@@ -90,13 +100,19 @@ func (e *Engine) checkKnownTiers(ctx context.Context, lv *live, p Period) error 
 	for _, f := range fields {
 		if code, err := strconv.Atoi(f); err == nil {
 			if _, known := lv.index[code]; !known {
-				tier, _ := e.tierID(ctx, lv, code)
-				return Errorf(Unavailable, "league %q: period %s holds players in tier %q, which this process's config does not have "+
-					"(a config adding it is rolling out): a process with that config settles it", lv.ID, p.ID(), tier)
+				return e.unknownTierIn(ctx, lv, p, code)
 			}
 		}
 	}
 	return nil
+}
+
+// unknownTierIn is the error of period p holding players in tier code,
+// which this config lacks.
+func (e *Engine) unknownTierIn(ctx context.Context, lv *live, p Period, code int) error {
+	tier, _ := e.tierID(ctx, lv, code)
+	return Errorf(Unavailable, "league %q: period %s holds players in tier %q, which this process's config does not have "+
+		"(a config adding it is rolling out): a process with that config settles it", lv.ID, p.ID(), tier)
 }
 
 // PeriodLadder returns the ladder a closed period is decided under: the
