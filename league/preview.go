@@ -2,7 +2,6 @@ package league
 
 import (
 	"context"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +53,11 @@ type Preview struct {
 	// Next is where the next page starts (PreviewRequest.After); nil when
 	// this page holds the last row.
 	Next *PreviewCursor
+	// Waiting are the league's ended periods waiting for settlement,
+	// oldest first: what settling now settles. The scheduler settles each
+	// at its boundary, so there are none unless it is behind (down, or
+	// failing: see its last error).
+	Waiting []Period
 }
 
 // PreviewSummary adds up every player of a preview, whatever the page.
@@ -85,7 +89,8 @@ type TierMove struct {
 }
 
 // ItemTotal is one reward item added up over every player who earns it.
-// Qty stops at math.MaxInt64 rather than wrap.
+// Qty stops at tiers.MaxQty (2^53-1, what a client reading JSON numbers as
+// doubles keeps exact) rather than grow past it.
 type ItemTotal struct {
 	ID      string
 	Qty     int64
@@ -207,6 +212,9 @@ func (e *Engine) Preview(ctx context.Context, leagueID string, req PreviewReques
 	if err != nil {
 		return Preview{}, err
 	}
+	if out.Waiting, err = e.Unsettled(ctx, lv.ID); err != nil {
+		return Preview{}, err
+	}
 	if more && len(out.Rows) > 0 {
 		out.Next = &PreviewCursor{Board: BoardID{Tier: lv.Ladder.Tier(last.tier).ID, N: last.board}, Rank: last.rank}
 	}
@@ -282,10 +290,10 @@ func summarize(lv *live, counts []TierCount, moves map[[2]int]int, items map[str
 	return s
 }
 
-// addSat adds two non-negative quantities, stopping at math.MaxInt64.
+// addSat adds two quantities of at most tiers.MaxQty, stopping there.
 func addSat(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
+	if a > tiers.MaxQty-b {
+		return tiers.MaxQty
 	}
 	return a + b
 }
