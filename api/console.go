@@ -51,6 +51,9 @@ func (s *Server) mountConsole(cfg *console.Config) {
 	}
 	c := *cfg
 	c.Engine, c.Keys, c.Status = s.engine, consoleKeys{s}, status
+	if s.settler != nil {
+		c.Settler = s.settler
+	}
 	if c.Logger == nil {
 		c.Logger = s.log
 	}

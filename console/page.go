@@ -24,7 +24,7 @@ type pages map[string]*template.Template
 
 // pageNames are the templates/<name>.html files; "message" is the page of
 // a refusal or failure with nothing else to show.
-var pageNames = []string{"signin", "leagues", "held", "message"}
+var pageNames = []string{"signin", "leagues", "held", "settle", "message"}
 
 func parsePages() *pages {
 	p := pages{}
