@@ -126,7 +126,7 @@ func ParsePreviewCursor(s string) (PreviewCursor, error) {
 	board, rank, ok := strings.Cut(s, ":")
 	n, err := strconv.Atoi(rank)
 	if !ok || err != nil || n < 1 || rank[0] < '1' || rank[0] > '9' {
-		return PreviewCursor{}, fieldError("after", "%q is not a row of a preview: <board>:<rank>, e.g. gold-3:17, as a page's next gives it", excerpt.Of(s))
+		return PreviewCursor{}, fieldError("after", "%q is not a row of a preview: a board and a rank, e.g. gold-3:17, as a page's next gives it", excerpt.Of(s))
 	}
 	id, err := ParseBoardID(board)
 	if err != nil {
