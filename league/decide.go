@@ -14,9 +14,9 @@ import (
 // a preview of an ended period and the settlement that follows it cannot
 // disagree: they read the same frozen boards and run the same code.
 
-// FinalBoard is one frozen sub-board: its tier (ladder index), number and
+// finalBoard is one sub-board as read: its tier (ladder index), number and
 // players ranked 1..n.
-type FinalBoard struct {
+type finalBoard struct {
 	Tier    int
 	N       int
 	Players []tiers.Standing
@@ -25,23 +25,16 @@ type FinalBoard struct {
 // boardsPerTrip is how many boards one pipeline reads (~100 entries each).
 const boardsPerTrip = 256
 
-// FinalBoards reads every sub-board of a closed period, a pipeline of
-// boardsPerTrip boards per round trip, and hands each to fn in tier and board
-// order.
-func (e *Engine) FinalBoards(ctx context.Context, leagueID string, p Period, pop Populations, fn func(FinalBoard) error) error {
-	lv, err := e.live(leagueID)
-	if err != nil {
-		return err
-	}
-	return e.finalBoards(ctx, lv, p, pop, fn)
-}
-
-func (e *Engine) finalBoards(ctx context.Context, lv *live, p Period, pop Populations, fn func(FinalBoard) error) error {
-	var all []FinalBoard
+// finalBoards reads every sub-board of period p, a pipeline of
+// boardsPerTrip boards per round trip, and hands each to fn in tier and
+// board order. Only decide reads boards this way: whoever needs a period's
+// outcomes gets them from Decide, decided once.
+func (e *Engine) finalBoards(ctx context.Context, lv *live, p Period, pop Populations, fn func(finalBoard) error) error {
+	var all []finalBoard
 	for idx := 0; idx < lv.Ladder.Len(); idx++ {
 		boards := (pop[idx] + lv.BoardSize - 1) / lv.BoardSize
 		for n := 1; n <= boards; n++ {
-			all = append(all, FinalBoard{Tier: idx, N: n})
+			all = append(all, finalBoard{Tier: idx, N: n})
 		}
 	}
 	start := p.Start.Unix()
@@ -163,7 +156,7 @@ func (e *Engine) decide(ctx context.Context, lv *live, p Period, pop Populations
 		counts[i].Tier = ladder.Tier(i).ID
 	}
 	read := 0
-	err = e.finalBoards(ctx, lv, p, pop, func(b FinalBoard) error {
+	err = e.finalBoards(ctx, lv, p, pop, func(b finalBoard) error {
 		d := DecidedBoard{ID: BoardID{Tier: ladder.Tier(b.Tier).ID, N: b.N}, Tier: b.Tier,
 			Outcomes: ladder.Settle(b.Tier, b.Players), ladder: ladder}
 		for _, o := range d.Outcomes {
