@@ -51,6 +51,9 @@ func (s *Server) mountConsole(cfg *console.Config) {
 	}
 	c := *cfg
 	c.Engine, c.Store, c.Keys, c.Status, c.Metrics = s.engine, s.store, consoleKeys{s}, status, s.registry
+	if s.settler != nil {
+		c.Settler = s.settler
+	}
 	if c.Logger == nil {
 		c.Logger = s.log
 	}

@@ -348,8 +348,6 @@ func (f *fixture) snapshot() string {
 // and the store, so players have history, pending rewards and new tiers.
 func (f *fixture) settleWeek(p league.Period) {
 	f.tb.Helper()
-	l, err := f.engine.League("weekly")
-	testsvc.Must(f.tb, err, "League")
 	pop, err := f.engine.Close(f.ctx, "weekly", p)
 	testsvc.Must(f.tb, err, "Close")
 	st, err := f.store.BeginSettlement(f.ctx, league.Settlement{League: "weekly", Period: p.Start, PeriodEnd: p.End})
@@ -357,19 +355,17 @@ func (f *fixture) settleWeek(p league.Period) {
 	var all []tiers.Outcome
 	var outcomes []league.Outcome
 	var rewards []league.EarnedReward
-	err = f.engine.FinalBoards(f.ctx, "weekly", p, pop, func(b league.FinalBoard) error {
-		for _, o := range l.Ladder.Settle(b.Tier, b.Players) {
-			all = append(all, o)
-			before, after := l.Ladder.Tier(o.TierBefore).ID, l.Ladder.Tier(o.TierAfter).ID
-			outcomes = append(outcomes, league.Outcome{Player: o.Player, TierBefore: before, TierAfter: after,
-				Board: b.N, Rank: o.Rank, Score: o.Score})
-			if o.Rewards != nil {
-				rewards = append(rewards, league.EarnedReward{Player: o.Player, Tier: before, Rank: o.Rank, Items: o.Rewards})
+	st.Tiers, err = f.engine.Decide(f.ctx, "weekly", p, pop, func(b league.DecidedBoard) error {
+		for k := range b.Outcomes {
+			outcomes = append(outcomes, b.Row(k))
+			if r, ok := b.Reward(k); ok {
+				rewards = append(rewards, r)
 			}
 		}
+		all = append(all, b.Outcomes...)
 		return nil
 	})
-	testsvc.Must(f.tb, err, "FinalBoards")
+	testsvc.Must(f.tb, err, "Decide")
 	st.Players = len(outcomes)
 	testsvc.Must(f.tb, f.store.WriteOutcomes(f.ctx, st, outcomes, rewards), "WriteOutcomes")
 	testsvc.Must(f.tb, f.engine.Apply(f.ctx, "weekly", p, all), "Apply")

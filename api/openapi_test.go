@@ -83,6 +83,8 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 	f.must("POST", "/v1/admin/leagues/weekly/settle", `{"period":"`+firstPeriod+`"}`)
 	f.must("GET", "/v1/admin/leagues/weekly/settlements", "")
 	f.must("GET", "/v1/admin/leagues/weekly/settlements?limit=5", "")
+	f.must("GET", "/v1/admin/leagues/weekly/preview", "")
+	f.must("GET", "/v1/admin/leagues/weekly/preview?limit=1&period="+firstPeriod, "")
 	for _, c := range []struct {
 		method, path, body, key string
 		status                  int
@@ -97,6 +99,10 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 		{"GET", "/v1/admin/leagues/weekly/settlements", "", noKey, 401},
 		{"GET", "/v1/admin/leagues/weekly/settlements", "", gameKey, 403},
 		{"GET", "/v1/admin/leagues/nope/settlements", "", adminKey, 404},
+		{"GET", "/v1/admin/leagues/weekly/preview?limit=-1", "", adminKey, 400},
+		{"GET", "/v1/admin/leagues/weekly/preview", "", noKey, 401},
+		{"GET", "/v1/admin/leagues/weekly/preview", "", gameKey, 403},
+		{"GET", "/v1/admin/leagues/nope/preview", "", adminKey, 404},
 	} {
 		if w := f.do(c.method, c.path, c.body, c.key); w.Code != c.status {
 			t.Errorf("%s %s: status %d, want %d: %.200s", c.method, c.path, w.Code, c.status, w.Body)
@@ -113,7 +119,11 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 	if w := f.do("POST", "/v1/leagues/weekly/scores", `{"player_id":"alice","value":1}`, gameKey); w.Code != http.StatusConflict {
 		t.Errorf("late write: status %d, want 409", w.Code)
 	}
+	f.must("GET", "/v1/admin/leagues/weekly/preview?period="+firstPeriod, "") // final
 	f.settleWeek(week)
+	if w := f.do("GET", "/v1/admin/leagues/weekly/preview?period="+firstPeriod, "", adminKey); w.Code != http.StatusConflict {
+		t.Errorf("preview of a settled period: status %d, want 409: %s", w.Code, w.Body)
+	}
 	f.must("GET", "/v1/leagues/weekly/players/alice", "") // pending rewards, history
 	f.join("alice")                                       // delivers them
 	f.must("GET", "/v1/leagues/weekly/players/alice", "") // claimed

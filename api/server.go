@@ -197,6 +197,7 @@ func (s *Server) routes() {
 	// request's: it may read a million players.
 	s.handle("POST /v1/admin/leagues/{league}/settle", admin, s.settle, ownDeadline)
 	s.handle("GET /v1/admin/leagues/{league}/settlements", admin, s.settlements, takes("limit"))
+	s.handle("GET /v1/admin/leagues/{league}/preview", admin, s.preview, takes("period", "limit", "after"))
 	s.handle("GET /v1/admin/leagues/{league}/held", admin, s.held, takes("period"))
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/approve", admin, s.approve)
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/reject", admin, s.reject)

@@ -43,7 +43,7 @@ type Keys interface {
 }
 
 // Config is what a Console needs. The api package sets Engine, Store,
-// Keys, Status, Metrics and Logger; leagued sets the rest.
+// Keys, Status, Metrics, Logger and Settler; leagued sets the rest.
 type Config struct {
 	Engine *league.Engine
 	// Store has the settlements a league's page lists (nil: none shown).
@@ -75,6 +75,10 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	Logger         *slog.Logger     // nil: slog.Default()
 	Now            func() time.Time // nil: time.Now
+
+	// Settler runs the Settle now form's settlements (the api package
+	// passes its own); nil: the page previews, and says it cannot settle.
+	Settler Settler
 }
 
 // DefaultSessionTTL is a working day: a session is not renewed by use, so
@@ -137,6 +141,8 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("GET /console/leagues/{league}/players/{player}", c.page(c.playerPage))
 	c.mux.HandleFunc("GET /console/leagues/{league}/held", c.page(c.held))
 	c.mux.HandleFunc("POST /console/leagues/{league}/held/{id}/{decision}", c.action(c.decide))
+	c.mux.HandleFunc("GET /console/leagues/{league}/settle", c.page(c.settle))
+	c.mux.HandleFunc("POST /console/leagues/{league}/settle", c.action(c.settleNow))
 	c.mux.HandleFunc("/console/", c.notFound)
 }
 

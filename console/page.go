@@ -24,7 +24,7 @@ type pages map[string]*template.Template
 
 // pageNames are the templates/<name>.html files; "message" is the page of
 // a refusal or failure with nothing else to show.
-var pageNames = []string{"signin", "leagues", "league", "board", "player", "held", "health", "message"}
+var pageNames = []string{"signin", "leagues", "league", "board", "player", "held", "settle", "health", "message"}
 
 func parsePages() *pages {
 	p := pages{}

@@ -34,6 +34,11 @@ func TestBrowserPages(t *testing.T) {
 	}
 	b.shot("league", 1280, 0)
 
+	b.do("following the settle link", chromedp.Click(`a[href="/console/leagues/weekly/settle"]`))
+	b.waitText("decided as if it ended now")
+	b.audit()
+	b.open("/console/leagues/weekly")
+
 	b.do("opening board silver-1", chromedp.Click(`a[href="/console/leagues/weekly/boards/silver-1"]`))
 	b.waitText("Ranking of silver-1")
 	b.audit()

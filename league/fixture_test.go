@@ -115,7 +115,7 @@ func (f *fixture) period() league.Period {
 }
 
 // settle runs the Redis side of settlement for period p as the scheduler
-// does, without a store: close, read, decide, apply, mark.
+// does, without a store: close, read and decide, apply, mark.
 func (f *fixture) settle(p league.Period) []tiers.Outcome {
 	f.tb.Helper()
 	pop, err := f.engine.Close(f.ctx, f.league.ID, p)
@@ -123,12 +123,12 @@ func (f *fixture) settle(p league.Period) []tiers.Outcome {
 		f.tb.Fatalf("Close: %v", err)
 	}
 	var all []tiers.Outcome
-	err = f.engine.FinalBoards(f.ctx, f.league.ID, p, pop, func(b league.FinalBoard) error {
-		all = append(all, f.league.Ladder.Settle(b.Tier, b.Players)...)
+	_, err = f.engine.Decide(f.ctx, f.league.ID, p, pop, func(b league.DecidedBoard) error {
+		all = append(all, b.Outcomes...)
 		return nil
 	})
 	if err != nil {
-		f.tb.Fatalf("FinalBoards: %v", err)
+		f.tb.Fatalf("Decide: %v", err)
 	}
 	if err := f.engine.Apply(f.ctx, f.league.ID, p, all); err != nil {
 		f.tb.Fatalf("Apply: %v", err)

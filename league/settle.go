@@ -59,21 +59,31 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 		return nil, lv.lostError()
 	}
 	flat, _ := reply[1].([]any)
-	pop := Populations{}
+	counters := make(map[string]string, len(flat)/2)
 	for i := 0; i+1 < len(flat); i += 2 {
 		field, _ := flat[i].(string)
+		counters[field] = fmt.Sprint(flat[i+1])
+	}
+	return e.populations(ctx, lv, p, counters)
+}
+
+// populations reads a period's counters hash (field -> value): the players
+// of each tier. A tier code this config lacks is refused as
+// checkKnownTiers refuses it.
+func (e *Engine) populations(ctx context.Context, lv *live, p Period, counters map[string]string) (Populations, error) {
+	pop := Populations{}
+	for field, v := range counters {
 		if field == "closed" || field == "ladder" {
 			continue
 		}
 		code, err1 := strconv.Atoi(field)
-		n, err2 := strconv.Atoi(fmt.Sprint(flat[i+1]))
-		idx, known := lv.index[code]
+		n, err2 := strconv.Atoi(v)
 		if err1 != nil || err2 != nil {
-			return nil, internal("close", fmt.Errorf("bad counter %v=%v", flat[i], flat[i+1]))
+			return nil, internal("populations", fmt.Errorf("bad counter %v=%v", field, v))
 		}
+		idx, known := lv.index[code]
 		if !known {
-			return nil, Errorf(Internal, "period %s of league %q holds players in tier code %d, which no configured tier has",
-				p.ID(), lv.ID, code)
+			return nil, e.unknownTierIn(ctx, lv, p, code)
 		}
 		pop[idx] = n
 	}
@@ -90,13 +100,19 @@ func (e *Engine) checkKnownTiers(ctx context.Context, lv *live, p Period) error 
 	for _, f := range fields {
 		if code, err := strconv.Atoi(f); err == nil {
 			if _, known := lv.index[code]; !known {
-				tier, _ := e.tierID(ctx, lv, code)
-				return Errorf(Unavailable, "league %q: period %s holds players in tier %q, which this process's config does not have "+
-					"(a config adding it is rolling out): a process with that config settles it", lv.ID, p.ID(), tier)
+				return e.unknownTierIn(ctx, lv, p, code)
 			}
 		}
 	}
 	return nil
+}
+
+// unknownTierIn is the error of period p holding players in tier code,
+// which this config lacks.
+func (e *Engine) unknownTierIn(ctx context.Context, lv *live, p Period, code int) error {
+	tier, _ := e.tierID(ctx, lv, code)
+	return Errorf(Unavailable, "league %q: period %s holds players in tier %q, which this process's config does not have "+
+		"(a config adding it is rolling out): a process with that config settles it", lv.ID, p.ID(), tier)
 }
 
 // PeriodLadder returns the ladder a closed period is decided under: the
@@ -157,58 +173,6 @@ func (e *Engine) ladderFor(ctx context.Context, lv *live, fp string) (*tiers.Lad
 		"league", lv.ID, "rules", fp, "ours", lv.rulesFP)
 	lv.recorded.Store(fp, l)
 	return l, nil
-}
-
-// FinalBoard is one frozen sub-board: its tier (ladder index), number and
-// players ranked 1..n.
-type FinalBoard struct {
-	Tier    int
-	N       int
-	Players []tiers.Standing
-}
-
-// boardsPerTrip is how many boards one pipeline reads (~100 entries each).
-const boardsPerTrip = 256
-
-// FinalBoards reads every sub-board of a closed period, a pipeline of
-// boardsPerTrip boards per round trip, and hands each to fn in tier and board
-// order.
-func (e *Engine) FinalBoards(ctx context.Context, leagueID string, p Period, pop Populations, fn func(FinalBoard) error) error {
-	lv, err := e.live(leagueID)
-	if err != nil {
-		return err
-	}
-	var all []FinalBoard
-	for idx := 0; idx < lv.Ladder.Len(); idx++ {
-		boards := (pop[idx] + lv.BoardSize - 1) / lv.BoardSize
-		for n := 1; n <= boards; n++ {
-			all = append(all, FinalBoard{Tier: idx, N: n})
-		}
-	}
-	start := p.Start.Unix()
-	for lo := 0; lo < len(all); lo += boardsPerTrip {
-		chunk := all[lo:min(lo+boardsPerTrip, len(all))]
-		pipe := e.rdb.Pipeline()
-		cmds := make([]*redis.ZSliceCmd, len(chunk))
-		for i, b := range chunk {
-			cmds[i] = pipe.ZRevRangeWithScores(ctx, lv.keys.board(start, lv.code[b.Tier], b.N), 0, -1)
-		}
-		if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
-			return internal("final boards", err)
-		}
-		for i, b := range chunk {
-			zs := cmds[i].Val()
-			b.Players = make([]tiers.Standing, len(zs))
-			for r, z := range zs {
-				score, _ := lv.Packing().Unpack(z.Score)
-				b.Players[r] = tiers.Standing{Player: z.Member.(string), Rank: r + 1, Score: score}
-			}
-			if err := fn(b); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // applyBatch is how many players one apply.lua call handles; applyPerTrip

@@ -153,45 +153,22 @@ func (s *Scheduler) settle(ctx context.Context, l *league.League, p league.Perio
 }
 
 // decide reads every frozen board of the period and decides each player's
-// outcome under the rules the period is decided under (PeriodLadder: this
-// config's, unless a join on a replica with other rules decided first).
+// outcome (league.Engine.Decide, which previews decide with too), keeping
+// what the store and Redis need.
 func (s *Scheduler) decide(ctx context.Context, l *league.League, p league.Period, pop league.Populations) (*result, error) {
-	ladder, err := s.engine.PeriodLadder(ctx, l.ID, p)
-	if err != nil {
-		return nil, err
-	}
 	total := pop.Players()
-	res := &result{
-		rows:   make([]league.Outcome, 0, total),
-		counts: make([]league.TierCount, ladder.Len()),
-	}
-	for i := range res.counts {
-		res.counts[i].Tier = ladder.Tier(i).ID
-	}
-	err = s.engine.FinalBoards(ctx, l.ID, p, pop, func(b league.FinalBoard) error {
-		before := ladder.Tier(b.Tier).ID
-		c := &res.counts[b.Tier]
-		for _, o := range ladder.Settle(b.Tier, b.Players) {
-			after := ladder.Tier(o.TierAfter).ID
-			res.rows = append(res.rows, league.Outcome{
-				Player: o.Player, TierBefore: before, TierAfter: after, Board: b.N, Rank: o.Rank, Score: o.Score,
-			})
-			c.Players++
-			switch {
-			case o.TierAfter > o.TierBefore:
-				c.Promoted++
-			case o.TierAfter < o.TierBefore:
-				c.Demoted++
-			}
-			if o.Rewards != nil {
-				c.Rewarded++
-				res.rewards = append(res.rewards, league.EarnedReward{Player: o.Player, Tier: before, Rank: o.Rank, Items: o.Rewards})
+	res := &result{rows: make([]league.Outcome, 0, total)}
+	counts, err := s.engine.Decide(ctx, l.ID, p, pop, func(b league.DecidedBoard) error {
+		for k, o := range b.Outcomes {
+			res.rows = append(res.rows, b.Row(k))
+			if r, ok := b.Reward(k); ok {
+				res.rewards = append(res.rewards, r)
 			}
 			if o.TierAfter != o.TierBefore || o.Rewards != nil {
 				res.moves = append(res.moves, o)
 			}
 		}
-		if len(res.rows)%100000 < len(b.Players) {
+		if len(res.rows)%100000 < len(b.Outcomes) {
 			s.progress(Progress{League: l.ID, Period: p, Step: StepRead, Done: len(res.rows), Total: total})
 		}
 		return s.fault(StepRead)
@@ -199,13 +176,7 @@ func (s *Scheduler) decide(ctx context.Context, l *league.League, p league.Perio
 	if err != nil {
 		return nil, err
 	}
-	if len(res.rows) != total {
-		// Not a bug to hide behind a 500: the period's data in Redis is not
-		// whole, and an operator must look at it. Nothing was written.
-		return nil, league.Errorf(league.Conflict, "league %q: read %d players from the boards of %s, but its counters say %d joined: "+
-			"its boards are not whole (a board lost, or players placed under another layout), so it cannot be settled; nothing was written",
-			l.ID, len(res.rows), p.ID(), total)
-	}
+	res.counts = counts
 	return res, nil
 }
 

@@ -3,6 +3,7 @@
 //	leaguectl config check [-config config.yaml]
 //	leaguectl migrate [-down-to N]
 //	leaguectl settle -league L [-period P]
+//	leaguectl preview -league L [-period P] [-limit N] [-after ROW]
 //	leaguectl board -league L -board gold-3 [-period P]
 //	leaguectl player -league L -player ID
 //	leaguectl restore -league L
@@ -40,6 +41,7 @@ commands:
   config check   validate a config file and print each league's tiers and score bit budget
   migrate        apply the database migrations (DATABASE_URL); -down-to N rolls back those above N
   settle         settle a period now (REDIS_URL, DATABASE_URL): -league L [-period P]
+  preview        what settling a period would do, nothing written (REDIS_URL): -league L [-period P] [-limit N] [-after ROW]
   board          print a sub-board (REDIS_URL): -league L -board gold-3 [-period P]
   player         print a player's standing and history (REDIS_URL, DATABASE_URL): -league L -player ID
   restore        rebuild a league Redis lost from Postgres (REDIS_URL, DATABASE_URL): -league L
@@ -88,6 +90,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return migrate(ctx, rest, out)
 	case "settle":
 		return settle(ctx, rest, out)
+	case "preview":
+		return preview(ctx, rest, out)
 	case "board":
 		return board(ctx, rest, out)
 	case "player":

@@ -1,0 +1,179 @@
+package league
+
+import (
+	"context"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/league-engine/league/tiers"
+)
+
+// Deciding a period: the one place where a period's boards become its
+// players' outcomes. Settlement (package scheduler) writes what Decide
+// decides; Preview shows it and writes nothing. Both go through decide, so
+// a preview of an ended period and the settlement that follows it cannot
+// disagree: they read the same frozen boards and run the same code.
+
+// finalBoard is one sub-board as read: its tier (ladder index), number and
+// players ranked 1..n.
+type finalBoard struct {
+	Tier    int
+	N       int
+	Players []tiers.Standing
+}
+
+// boardsPerTrip is how many boards one pipeline reads (~100 entries each).
+const boardsPerTrip = 256
+
+// finalBoards reads every sub-board of period p, a pipeline of
+// boardsPerTrip boards per round trip, and hands each to fn in tier and
+// board order. Only decide reads boards this way: whoever needs a period's
+// outcomes gets them from Decide, decided once.
+func (e *Engine) finalBoards(ctx context.Context, lv *live, p Period, pop Populations, fn func(finalBoard) error) error {
+	var all []finalBoard
+	for idx := 0; idx < lv.Ladder.Len(); idx++ {
+		boards := (pop[idx] + lv.BoardSize - 1) / lv.BoardSize
+		for n := 1; n <= boards; n++ {
+			all = append(all, finalBoard{Tier: idx, N: n})
+		}
+	}
+	start := p.Start.Unix()
+	for lo := 0; lo < len(all); lo += boardsPerTrip {
+		chunk := all[lo:min(lo+boardsPerTrip, len(all))]
+		pipe := e.rdb.Pipeline()
+		cmds := make([]*redis.ZSliceCmd, len(chunk))
+		for i, b := range chunk {
+			cmds[i] = pipe.ZRevRangeWithScores(ctx, lv.keys.board(start, lv.code[b.Tier], b.N), 0, -1)
+		}
+		if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+			return internal("final boards", err)
+		}
+		for i, b := range chunk {
+			zs := cmds[i].Val()
+			b.Players = make([]tiers.Standing, len(zs))
+			for r, z := range zs {
+				score, _ := lv.Packing().Unpack(z.Score)
+				b.Players[r] = tiers.Standing{Player: z.Member.(string), Rank: r + 1, Score: score}
+			}
+			if err := fn(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// DecidedBoard is one sub-board of a period with every player's outcome
+// as settlement decides it (tiers.Ladder.Settle under the rules the period
+// is decided under), in rank order.
+type DecidedBoard struct {
+	ID       BoardID
+	Tier     int // ladder index of ID.Tier
+	Outcomes []tiers.Outcome
+	ladder   *tiers.Ladder
+}
+
+// Row returns outcome k as the store keeps it.
+func (b DecidedBoard) Row(k int) Outcome {
+	o := b.Outcomes[k]
+	return Outcome{Player: o.Player, TierBefore: b.ID.Tier, TierAfter: b.ladder.Tier(o.TierAfter).ID,
+		Board: b.ID.N, Rank: o.Rank, Score: o.Score}
+}
+
+// Reward returns the reward outcome k earned as the store keeps it; ok is
+// false when its rank (or its score) earned none.
+func (b DecidedBoard) Reward(k int) (r EarnedReward, ok bool) {
+	o := b.Outcomes[k]
+	if o.Rewards == nil {
+		return EarnedReward{}, false
+	}
+	return EarnedReward{Player: o.Player, Tier: b.ID.Tier, Rank: o.Rank, Items: o.Rewards}, true
+}
+
+// Move is how settlement changes a player's tier.
+type Move string
+
+const (
+	Promoted Move = "promoted"
+	Demoted  Move = "demoted"
+	Stayed   Move = "stayed"
+)
+
+// moveOf names an outcome's move. Up is a higher ladder index, as the
+// settlement's counts (TierCount) have always read it.
+func moveOf(o tiers.Outcome) Move {
+	switch {
+	case o.TierAfter > o.TierBefore:
+		return Promoted
+	case o.TierAfter < o.TierBefore:
+		return Demoted
+	}
+	return Stayed
+}
+
+// add counts an outcome of the tier.
+func (c *TierCount) add(o tiers.Outcome) {
+	c.Players++
+	switch moveOf(o) {
+	case Promoted:
+		c.Promoted++
+	case Demoted:
+		c.Demoted++
+	}
+	if o.Rewards != nil {
+		c.Rewarded++
+	}
+}
+
+// Decide reads every board of a closed period p (pop: its players per
+// tier, as Close returned them), decides each player's outcome under the
+// rules the period is decided under (PeriodLadder: this config's, unless a
+// join on a replica with other rules decided first) and hands fn each
+// board in tier and board order. It returns every tier's counts, lowest
+// first, as the settlement records them. It writes nothing.
+//
+// A period whose boards do not hold the players its counters count (a
+// board lost, players placed under another layout) cannot be settled: a
+// Conflict error, after fn saw what was read.
+func (e *Engine) Decide(ctx context.Context, leagueID string, p Period, pop Populations, fn func(DecidedBoard) error) ([]TierCount, error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return nil, err
+	}
+	return e.decide(ctx, lv, p, pop, false, fn)
+}
+
+// decide is Decide; with live, p is the current period, whose boards
+// still change: a board read after the counters may hold players who
+// joined since, who are decided with the rest rather than refused.
+func (e *Engine) decide(ctx context.Context, lv *live, p Period, pop Populations, live bool, fn func(DecidedBoard) error) ([]TierCount, error) {
+	ladder, err := e.periodLadder(ctx, lv, p.Start.Unix())
+	if err != nil {
+		return nil, err
+	}
+	counts := make([]TierCount, ladder.Len())
+	for i := range counts {
+		counts[i].Tier = ladder.Tier(i).ID
+	}
+	read := 0
+	err = e.finalBoards(ctx, lv, p, pop, func(b finalBoard) error {
+		d := DecidedBoard{ID: BoardID{Tier: ladder.Tier(b.Tier).ID, N: b.N}, Tier: b.Tier,
+			Outcomes: ladder.Settle(b.Tier, b.Players), ladder: ladder}
+		for _, o := range d.Outcomes {
+			counts[b.Tier].add(o)
+		}
+		read += len(b.Players)
+		return fn(d)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if total := pop.Players(); read < total || read > total && !live {
+		// Not a bug to hide behind a 500: the period's data in Redis is not
+		// whole, and an operator must look at it.
+		return nil, Errorf(Conflict, "league %q: read %d players from the boards of %s, but its counters say %d joined: "+
+			"its boards are not whole (a board lost, or players placed under another layout), so it cannot be settled; nothing was written",
+			lv.ID, read, p.ID(), total)
+	}
+	return counts, nil
+}
