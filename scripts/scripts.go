@@ -51,6 +51,10 @@ var (
 	lbCatalog string
 	//go:embed lb_enqueue.lua
 	lbEnqueue string
+	//go:embed lb_take.lua
+	lbTake string
+	//go:embed lb_give.lua
+	lbGive string
 )
 
 // The scripts. See each .lua file for its contract.
@@ -73,6 +77,8 @@ var (
 	LBFill    = redis.NewScript(assemble(lbFill))
 	LBCatalog = redis.NewScript(assemble(lbCatalog))
 	LBEnqueue = redis.NewScript(assemble(lbEnqueue))
+	LBTake    = redis.NewScript(assemble(lbTake))
+	LBGive    = redis.NewScript(assemble(lbGive))
 )
 
 // helpers are common.lua's sections by name, in file order.
@@ -128,7 +134,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBRank, LBFill, LBCatalog, LBEnqueue}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBRank, LBFill, LBCatalog, LBEnqueue, LBTake, LBGive}
 
 // Status is the first element of a script's reply.
 type Status int64
