@@ -150,6 +150,36 @@ func TestRedisCluster(t *testing.T) {
 	if accepted.Load() != 5 {
 		t.Errorf("64 racing writers against a limit of 5 on the cluster: %d accepted", accepted.Load())
 	}
+	// one voter racing over a leaderboard of 6 shards: their limit is
+	// taken on its shard's node, each vote written on its candidate's, and
+	// a vote refused there (one a candidate) gives its unit back
+	voters := newLeaderboard(t, func(l *leaderboard.Leaderboard) {
+		l.ID, l.Shards = "voters", 6
+		l.Limits = []leaderboard.Limit{
+			{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 5},
+			{By: []leaderboard.Dimension{leaderboard.OfActor, leaderboard.OfMember}, Per: leaderboard.PerDay, Max: 1},
+		}
+	})
+	ve, err := leaderboard.Open(ctx, rdb, []*leaderboard.Leaderboard{voters}, leaderboard.WithNamespace(ns), leaderboard.WithClock(clock.Now))
+	testsvc.Must(t, err, "Open")
+	accepted.Store(0)
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := ve.Write(ctx, "voters", leaderboard.Write{Member: fmt.Sprintf("c%d", i%8), Value: 1, Actor: "fan"}); err == nil {
+				accepted.Add(1)
+			} else if league.ErrorCode(err) != league.RateLimited {
+				t.Errorf("write: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	cs, err := ve.Counters(ctx, "voters", leaderboard.Write{Actor: "fan"})
+	testsvc.Must(t, err, "Counters")
+	if accepted.Load() != 5 || len(cs) != 1 || cs[0].Used != 5 {
+		t.Errorf("64 racing votes of one voter allowed 5, on the cluster: %d accepted, counters %+v", accepted.Load(), cs)
+	}
 }
 
 // TestRedisClusterSpread: a leaderboard over 16 shards on the three-node

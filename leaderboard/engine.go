@@ -36,6 +36,7 @@ type Engine struct {
 	archive   Archive   // nil: no archive
 	public    bool      // a Public view
 	claimed   *sync.Map // leaderboard id -> when Drain last claimed stale entries
+	afterTake func()    // tests: runs between a write's takes and the write (reserve.go)
 }
 
 // Option configures an Engine.
