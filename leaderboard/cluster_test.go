@@ -106,6 +106,7 @@ func TestRedisCluster(t *testing.T) {
 	// and each read that ranks asks every one of them
 	spread := newLeaderboard(t, func(l *leaderboard.Leaderboard) {
 		l.ID, l.Shards, l.Participants = "spread", 6, []leaderboard.Kind{leaderboard.Day}
+		l.Catalog, l.PublicBoards = true, true
 	})
 	se, err := leaderboard.Open(ctx, rdb, []*leaderboard.Leaderboard{spread}, leaderboard.WithNamespace(ns), leaderboard.WithClock(clock.Now))
 	testsvc.Must(t, err, "Open")
@@ -125,6 +126,21 @@ func TestRedisCluster(t *testing.T) {
 	testsvc.Must(t, errors.Join(append(failed, err)...), "members of spread")
 	if st := sts[0][0]; st.Rank != 10 || st.Gap != 1 || sts[1][0].Rank != 1 || sts[1][0].Gap != -1 || sts[2][0].Rank != 0 {
 		t.Errorf("spread members: %+v", sts)
+	}
+	// its catalog: each entry in its member's shard, on its node; a
+	// multiplier read by the write there; names merged from every node
+	var cat []leaderboard.CatalogEntry
+	for i := range 20 {
+		cat = append(cat, leaderboard.CatalogEntry{Member: fmt.Sprintf("m%02d", i), Name: fmt.Sprintf("M%d", i), Multiplier: int64(1 + i%2)})
+	}
+	_, err = se.Import(ctx, "spread", cat)
+	testsvc.Must(t, err, "import into spread")
+	_, err = se.Write(ctx, "spread", leaderboard.Write{Member: "m01", Value: 20, Actor: "x"})
+	testsvc.Must(t, err, "write to spread")
+	pub, err := se.Public().Top(ctx, "spread", leaderboard.AllTime, "", 0, 3)
+	testsvc.Must(t, err, "public top of spread")
+	if got, want := named(pub.Entries), "1.m01=42:M1 2.m19=20:M19 3.m18=19:M18 "; got != want {
+		t.Errorf("spread's public board: got %s, want %s", got, want)
 	}
 	// 64 racing writers against a limit of 5, on the cluster
 	limited := newLeaderboard(t, func(l *leaderboard.Leaderboard) {

@@ -55,9 +55,6 @@ func (l *Leaderboard) initShards() error {
 	if l.Shards == 1 {
 		return nil
 	}
-	if l.Catalog {
-		return fmt.Errorf("catalog: not available on a sharded leaderboard yet (shards: %d); use shards: 1", l.Shards)
-	}
 	for i, lim := range l.Limits {
 		if l.Queue != nil && !slices.Contains(lim.By, OfMember) {
 			// taken before the write (reserve.go), which a queue makes

@@ -226,7 +226,6 @@ func TestShardsBadConfig(t *testing.T) {
 	}{
 		{func(l *leaderboard.Leaderboard) { l.Shards = 1025 }, "shards: 1025 is outside 1..1024"},
 		{func(l *leaderboard.Leaderboard) { l.Shards = -1 }, "shards: -1 is outside"},
-		{func(l *leaderboard.Leaderboard) { l.Shards, l.Catalog = 4, true }, "catalog: not available on a sharded leaderboard"},
 		{func(l *leaderboard.Leaderboard) {
 			l.Shards, l.Queue = 4, &leaderboard.QueuePolicy{MaxLag: 100}
 			l.Limits = []leaderboard.Limit{
