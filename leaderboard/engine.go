@@ -157,6 +157,10 @@ func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
 //	<ns>:lb:{L}:hll:<kind>:<start>[:<member>] HyperLogLog the actors who wrote in the period (for the member)
 //	<ns>:lb:{L}:catalog          hash  member -> {"name":...,"metadata":...}
 //	<ns>:lb:{L}:initial          hash  member -> the initial score applied to its all-time score
+//	<ns>:lb:{L}:rl:<limit>:<window> <values> string a rate limit's counter (limit.go)
+//	<ns>:lb:{L}:rv:[<scope>:]<id> hash the limits a request id took before its write (reserve.go)
+//
+// On a sharded leaderboard each shard s > 0 has its own, under {L:s}.
 type keys struct{ prefix string }
 
 // keys are the keys of l's shard 0: all of l's, unless it is sharded
