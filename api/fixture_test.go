@@ -160,7 +160,7 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 	// is written in the candidate's (leaderboard/reserve.go)
 	votes := &leaderboard.Leaderboard{ID: "votes", Kinds: []leaderboard.Kind{leaderboard.Day}, Channels: []string{"web", "partner"},
 		Participants: []leaderboard.Kind{leaderboard.Day}, Shards: 3,
-		Limits:       []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 1}}}
+		Limits: []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 1}}}
 	testsvc.Must(tb, votes.Init(), "leaderboard Init")
 	// peak: queued, at most 12 writes waiting (3 a shard), over 4 shards
 	peak := &leaderboard.Leaderboard{ID: "peak", Kinds: []leaderboard.Kind{leaderboard.Day}, Shards: 4,
