@@ -155,10 +155,12 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 		Retention: map[leaderboard.Kind]time.Duration{leaderboard.Hour: time.Hour}, Archive: &leaderboard.ArchivePolicy{Kinds: []leaderboard.Kind{leaderboard.Hour}},
 		Catalog: true, PublicBoards: true}
 	testsvc.Must(tb, kills.Init(), "leaderboard Init")
-	// votes: one vote a day for an actor, from the web or a partner
+	// votes: one vote a day for an actor, from the web or a partner, over 3
+	// shards: the actor's limit is taken in its own shard before the vote
+	// is written in the candidate's (leaderboard/reserve.go)
 	votes := &leaderboard.Leaderboard{ID: "votes", Kinds: []leaderboard.Kind{leaderboard.Day}, Channels: []string{"web", "partner"},
-		Participants: []leaderboard.Kind{leaderboard.Day},
-		Limits:       []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 1}}}
+		Participants: []leaderboard.Kind{leaderboard.Day}, Shards: 3,
+		Limits: []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 1}}}
 	testsvc.Must(tb, votes.Init(), "leaderboard Init")
 	// peak: queued, at most 12 writes waiting (3 a shard), over 4 shards
 	peak := &leaderboard.Leaderboard{ID: "peak", Kinds: []leaderboard.Kind{leaderboard.Day}, Shards: 4,

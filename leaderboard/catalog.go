@@ -16,6 +16,7 @@ import (
 	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/scripts"
+	"github.com/redis/go-redis/v9"
 )
 
 // A leaderboard with a catalog (Leaderboard.Catalog) keeps, per member, a
@@ -142,30 +143,70 @@ func (e *Engine) Import(ctx context.Context, id string, entries []CatalogEntry) 
 			values[i] = string(v)
 		}
 	}
-	k := e.keys(l)
-	board := k.catalogInitial()
-	if l.has(AllTime) {
-		board = k.board(Period{Kind: AllTime})
+	// Each member's entry, multiplier and initial score live in its shard,
+	// where the write script reads them: the entries go by shard, 500 an
+	// atomic step (one shard: in the file's order).
+	var chunks [][]int // positions in entries
+	byShard := make([][]int, l.Shards)
+	for i, c := range entries {
+		s := shardOf(c.Member, l.Shards)
+		byShard[s] = append(byShard[s], i)
 	}
-	ks := []string{k.catalogInitial(), k.catalog(), board, k.multipliers()}
-	for from := 0; from < len(entries); from += importChunk {
-		chunk := entries[from:min(from+importChunk, len(entries))]
-		args := []any{e.clock.Arg(), l.MaxScore, l.tieBits[AllTime], l.TieResolution.Milliseconds(), l.orderArg(),
-			AllTimeFrom.Unix(), AllTimeUntil.Unix(), flag(l.has(AllTime))}
-		for i, c := range chunk {
-			args = append(args, c.Member, c.InitialScore, values[from+i], max(c.Multiplier, 1))
+	for _, at := range byShard {
+		for from := 0; from < len(at); from += importChunk {
+			chunks = append(chunks, at[from:min(from+importChunk, len(at))])
 		}
+	}
+	call := func(chunk []int, check bool) ([]string, []any) {
+		k := e.memberKeys(l, entries[chunk[0]].Member)
+		board := k.catalogInitial()
+		if l.has(AllTime) {
+			board = k.board(Period{Kind: AllTime})
+		}
+		args := []any{e.clock.Arg(), l.MaxScore, l.tieBits[AllTime], l.TieResolution.Milliseconds(), l.orderArg(),
+			AllTimeFrom.Unix(), AllTimeUntil.Unix(), flag(l.has(AllTime)), flag(check)}
+		for _, i := range chunk {
+			c := entries[i]
+			args = append(args, c.Member, c.InitialScore, values[i], max(c.Multiplier, 1))
+		}
+		return []string{k.catalogInitial(), k.catalog(), board, k.multipliers()}, args
+	}
+	overflow := func(chunk []int, reply []int64, done string) error {
+		i := chunk[reply[1]-1]
+		return &league.Error{Code: league.Overflow, Field: place(entries, i) + ".initial_score", Message: fmt.Sprintf(
+			"would take %q's all-time score from %d past the maximum %d; %s", entries[i].Member, reply[2], l.MaxScore, done)}
+	}
+	if len(chunks) > 1 {
+		// Every chunk checked against the scores first, in one round
+		// trip, so an initial score past the maximum imports nothing. A
+		// write between the check and the import can still take a score
+		// past it: that chunk is then refused alone, below.
+		cmds, err := e.run.Pipeline(ctx, scripts.LBCatalog, len(chunks), func(j int) ([]string, []any) { return call(chunks[j], true) })
+		if err != nil {
+			return 0, league.RedisError("leaderboard import", err)
+		}
+		for j, cmd := range cmds {
+			reply, err := cmd.Int64Slice()
+			if err != nil {
+				return 0, league.RedisError("leaderboard import", err)
+			}
+			if scripts.Status(reply[0]) == scripts.Overflow {
+				return 0, overflow(chunks[j], reply, "nothing was imported")
+			}
+		}
+	}
+	imported := 0
+	for _, chunk := range chunks {
+		ks, args := call(chunk, false)
 		reply, err := e.run.RunAlone(ctx, scripts.LBCatalog, ks, args...).Int64Slice()
 		if err != nil {
 			return changed, league.RedisError("leaderboard import", err)
 		}
 		if scripts.Status(reply[0]) == scripts.Overflow {
-			i := from + int(reply[1]) - 1
-			return changed, &league.Error{Code: league.Overflow, Field: place(entries, i) + ".initial_score", Message: fmt.Sprintf(
-				"would take %q's all-time score from %d past the maximum %d; the %d entries before %s were imported",
-				entries[i].Member, reply[2], l.MaxScore, from, place(entries, from))}
+			return changed, overflow(chunk, reply, fmt.Sprintf("%d of the other entries were imported (the import is idempotent: import it again once fixed)", imported))
 		}
 		changed += int(reply[1])
+		imported += len(chunk)
 	}
 	return changed, nil
 }
@@ -189,24 +230,37 @@ func compact(js json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// names fills the Name and Metadata of entries from the catalog.
+// names fills the Name and Metadata of entries from the catalog: one
+// HMGET, or on a sharded leaderboard one per shard holding some of them,
+// in one pipeline.
 func (e *Engine) names(ctx context.Context, l *Leaderboard, entries []Entry) error {
 	if !l.Catalog || len(entries) == 0 {
 		return nil
 	}
-	members := make([]string, len(entries))
+	at := map[int][]int{} // shard -> positions in entries
 	for i, en := range entries {
-		members[i] = en.Member
+		s := shardOf(en.Member, l.Shards)
+		at[s] = append(at[s], i)
 	}
-	vals, err := e.rdb.HMGet(ctx, e.keys(l).catalog(), members...).Result()
-	if err != nil {
+	pipe := e.rdb.Pipeline()
+	cmds := map[int]*redis.SliceCmd{}
+	for s, is := range at {
+		members := make([]string, len(is))
+		for n, i := range is {
+			members[n] = entries[i].Member
+		}
+		cmds[s] = pipe.HMGet(ctx, e.shards(l)[s].catalog(), members...)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
 		return league.RedisError("leaderboard read", err)
 	}
-	for i, v := range vals {
-		if s, ok := v.(string); ok {
-			var cv catalogValue
-			if json.Unmarshal([]byte(s), &cv) == nil {
-				entries[i].Name, entries[i].Metadata = cv.Name, cv.Metadata
+	for s, is := range at {
+		for n, v := range cmds[s].Val() {
+			if str, ok := v.(string); ok {
+				var cv catalogValue
+				if json.Unmarshal([]byte(str), &cv) == nil {
+					entries[is[n]].Name, entries[is[n]].Metadata = cv.Name, cv.Metadata
+				}
 			}
 		}
 	}

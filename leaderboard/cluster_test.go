@@ -106,6 +106,7 @@ func TestRedisCluster(t *testing.T) {
 	// and each read that ranks asks every one of them
 	spread := newLeaderboard(t, func(l *leaderboard.Leaderboard) {
 		l.ID, l.Shards, l.Participants = "spread", 6, []leaderboard.Kind{leaderboard.Day}
+		l.Catalog, l.PublicBoards = true, true
 	})
 	se, err := leaderboard.Open(ctx, rdb, []*leaderboard.Leaderboard{spread}, leaderboard.WithNamespace(ns), leaderboard.WithClock(clock.Now))
 	testsvc.Must(t, err, "Open")
@@ -125,6 +126,21 @@ func TestRedisCluster(t *testing.T) {
 	testsvc.Must(t, errors.Join(append(failed, err)...), "members of spread")
 	if st := sts[0][0]; st.Rank != 10 || st.Gap != 1 || sts[1][0].Rank != 1 || sts[1][0].Gap != -1 || sts[2][0].Rank != 0 {
 		t.Errorf("spread members: %+v", sts)
+	}
+	// its catalog: each entry in its member's shard, on its node; a
+	// multiplier read by the write there; names merged from every node
+	var cat []leaderboard.CatalogEntry
+	for i := range 20 {
+		cat = append(cat, leaderboard.CatalogEntry{Member: fmt.Sprintf("m%02d", i), Name: fmt.Sprintf("M%d", i), Multiplier: int64(1 + i%2)})
+	}
+	_, err = se.Import(ctx, "spread", cat)
+	testsvc.Must(t, err, "import into spread")
+	_, err = se.Write(ctx, "spread", leaderboard.Write{Member: "m01", Value: 20, Actor: "x"})
+	testsvc.Must(t, err, "write to spread")
+	pub, err := se.Public().Top(ctx, "spread", leaderboard.AllTime, "", 0, 3)
+	testsvc.Must(t, err, "public top of spread")
+	if got, want := named(pub.Entries), "1.m01=42:M1 2.m19=20:M19 3.m18=19:M18 "; got != want {
+		t.Errorf("spread's public board: got %s, want %s", got, want)
 	}
 	// 64 racing writers against a limit of 5, on the cluster
 	limited := newLeaderboard(t, func(l *leaderboard.Leaderboard) {
@@ -149,6 +165,51 @@ func TestRedisCluster(t *testing.T) {
 	wg.Wait()
 	if accepted.Load() != 5 {
 		t.Errorf("64 racing writers against a limit of 5 on the cluster: %d accepted", accepted.Load())
+	}
+	// one voter racing over a leaderboard of 6 shards: their limit is
+	// taken on its shard's node, each vote written on its candidate's, and
+	// a vote refused there (one a candidate) gives its unit back. Never
+	// more than 5; maybe fewer (a vote refused while another held a unit
+	// it gave back stays refused), but every unit not given back is a vote
+	// on the board, and later votes get those given back.
+	voters := newLeaderboard(t, func(l *leaderboard.Leaderboard) {
+		l.ID, l.Shards = "voters", 6
+		l.Limits = []leaderboard.Limit{
+			{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 5},
+			{By: []leaderboard.Dimension{leaderboard.OfActor, leaderboard.OfMember}, Per: leaderboard.PerDay, Max: 1},
+		}
+	})
+	ve, err := leaderboard.Open(ctx, rdb, []*leaderboard.Leaderboard{voters}, leaderboard.WithNamespace(ns), leaderboard.WithClock(clock.Now))
+	testsvc.Must(t, err, "Open")
+	accepted.Store(0)
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := ve.Write(ctx, "voters", leaderboard.Write{Member: fmt.Sprintf("c%d", i%8), Value: 1, Actor: "fan"}); err == nil {
+				accepted.Add(1)
+			} else if league.ErrorCode(err) != league.RateLimited {
+				t.Errorf("write: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	cs, err := ve.Counters(ctx, "voters", leaderboard.Write{Actor: "fan"})
+	testsvc.Must(t, err, "Counters")
+	if n := accepted.Load(); n > 5 || n < 1 || len(cs) != 1 || cs[0].Used != n {
+		t.Errorf("64 racing votes of one voter allowed 5, on the cluster: %d accepted, counters %+v", n, cs)
+	}
+	for i := accepted.Load(); i < 5; i++ {
+		_, err := ve.Write(ctx, "voters", leaderboard.Write{Member: fmt.Sprintf("late%d", i), Value: 1, Actor: "fan"})
+		testsvc.Must(t, err, "a vote within the limit after the race")
+	}
+	if _, err := ve.Write(ctx, "voters", leaderboard.Write{Member: "late9", Value: 1, Actor: "fan"}); league.ErrorCode(err) != league.RateLimited {
+		t.Errorf("a sixth vote: %v", err)
+	}
+	top, err = ve.Top(ctx, "voters", leaderboard.AllTime, "", 0, 100)
+	testsvc.Must(t, err, "top of voters")
+	if top.Size != 5 {
+		t.Errorf("voters: %d candidates voted for, want 5: %s", top.Size, entries(top.Entries))
 	}
 }
 

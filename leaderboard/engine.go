@@ -36,6 +36,7 @@ type Engine struct {
 	archive   Archive   // nil: no archive
 	public    bool      // a Public view
 	claimed   *sync.Map // leaderboard id -> when Drain last claimed stale entries
+	afterTake func()    // tests: runs between a write's takes and the write (reserve.go)
 }
 
 // Option configures an Engine.
@@ -158,6 +159,10 @@ func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
 //	<ns>:lb:{L}:initial          hash  member -> the initial score applied to its all-time score
 //	<ns>:lb:{L}:queue            stream a queued leaderboard's waiting writes (the shard's)
 //	<ns>:lb:{L}:drainer          string the token of the consumer draining the shard's queue (queue.go)
+//	<ns>:lb:{L}:rl:<limit>:<window> <values> string a rate limit's counter (limit.go)
+//	<ns>:lb:{L}:rv:[<scope>:]<id> hash the limits a request id took before its write (reserve.go)
+//
+// On a sharded leaderboard each shard s > 0 has its own, under {L:s}.
 type keys struct{ prefix string }
 
 // keys are the keys of l's shard 0: all of l's, unless it is sharded

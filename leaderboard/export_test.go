@@ -7,3 +7,7 @@ func SetArchiveChunk(n int) (undo func()) {
 	archiveChunk = n
 	return func() { archiveChunk = was }
 }
+
+// SetAfterTake makes e run f between a write's takes of limits across
+// shards and the write itself (reserve.go).
+func SetAfterTake(e *Engine, f func()) { e.afterTake = f }

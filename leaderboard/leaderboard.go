@@ -141,6 +141,8 @@ type Leaderboard struct {
 	tieBits map[Kind]uint          // low bits FirstReached keeps, by kind
 	boards  []Kind                 // Kinds, then the Windows' kinds: the order of writes and replies
 	buckets map[Kind]time.Duration // how long a rolling unit's buckets stay after they end
+	inWrite []int                  // Limits the write script checks, by index
+	shared  []int                  // Limits taken before it, across shards (reserve.go)
 	oldest  oldestCache
 }
 
@@ -240,6 +242,7 @@ func (l *Leaderboard) Init() error {
 	if err := l.initShards(); err != nil {
 		return err
 	}
+	l.splitLimits()
 	if l.Queue != nil {
 		if err := l.Queue.init(); err != nil {
 			return err

@@ -183,15 +183,20 @@ func (l *Leaderboard) window(lim Limit, t time.Time) (start, end time.Time) {
 // at start: the values of its dimensions joined by spaces, which no id
 // holds.
 func (k keys) limitCounter(lim Limit, w Write, start time.Time) string {
-	var b strings.Builder
-	b.WriteString(k.prefix + "rl:" + lim.Name + ":")
-	if start.IsZero() {
-		b.WriteString("ever")
-	} else {
-		b.WriteString(strconv.FormatInt(start.UnixMilli(), 10))
+	window := "ever"
+	if !start.IsZero() {
+		window = strconv.FormatInt(start.UnixMilli(), 10)
 	}
-	for _, d := range lim.By {
-		b.WriteByte(' ')
+	return k.prefix + "rl:" + lim.Name + ":" + window + " " + limitValues(lim, w)
+}
+
+// limitValues are the values of lim's dimensions in w, joined by spaces.
+func limitValues(lim Limit, w Write) string {
+	var b strings.Builder
+	for i, d := range lim.By {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
 		b.WriteString(dimension(w, d))
 	}
 	return b.String()
@@ -249,7 +254,8 @@ func (e *Engine) Counters(ctx context.Context, id string, w Write) ([]Counter, e
 	}
 	now := e.clock.Now()
 	var out []Counter
-	var ks []string
+	byShard := map[int][]int{} // positions in out
+	var keys []string
 	for _, lim := range l.Limits {
 		named := true
 		for _, d := range lim.By {
@@ -259,21 +265,26 @@ func (e *Engine) Counters(ctx context.Context, id string, w Write) ([]Counter, e
 			continue
 		}
 		start, end := l.window(lim, now)
+		// in the member's shard, or, for a limit across a sharded
+		// leaderboard, in its values' (reserve.go)
+		s := limitShard(lim, w, l.Shards)
+		byShard[s] = append(byShard[s], len(out))
+		keys = append(keys, e.shards(l)[s].limitCounter(lim, w, start))
 		out = append(out, Counter{Limit: lim, Start: start, End: end, Max: lim.allowance(w)})
-		// The write counts it in the member's shard; every limit of a
-		// sharded leaderboard counts by member (initShards), so one named
-		// here has w.Member, and all are in one slot: one MGET.
-		ks = append(ks, e.memberKeys(l, w.Member).limitCounter(lim, w, start))
 	}
-	if len(ks) == 0 {
-		return nil, nil
-	}
-	used, err := ratelimit.Counts(ctx, e.rdb, ks)
-	if err != nil {
-		return nil, league.RedisError("leaderboard counters", err)
-	}
-	for i := range out {
-		out[i].Used = used[i]
+	// one MGET a shard (a slot)
+	for _, at := range byShard {
+		ks := make([]string, len(at))
+		for n, i := range at {
+			ks[n] = keys[i]
+		}
+		used, err := ratelimit.Counts(ctx, e.rdb, ks)
+		if err != nil {
+			return nil, league.RedisError("leaderboard counters", err)
+		}
+		for n, i := range at {
+			out[i].Used = used[n]
+		}
 	}
 	return out, nil
 }

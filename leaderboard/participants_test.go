@@ -79,3 +79,58 @@ func TestParticipants(t *testing.T) {
 		})
 	}
 }
+
+// TestShardedParticipants: a voter writing for members on every shard of
+// a sharded leaderboard counts once on the leaderboard (the union of the
+// shards' HyperLogLogs) and once for each member voted for, exactly at
+// these sizes, in a page, a window and a member's standings; and a limit
+// by voter across the shards holds at the same time.
+func TestShardedParticipants(t *testing.T) {
+	for _, b := range testsvc.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			f := open(t, b, func(l *leaderboard.Leaderboard) {
+				l.Kinds, l.Shards = []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime}, 7
+				l.Participants = []leaderboard.Kind{leaderboard.Day}
+				l.Limits = []leaderboard.Limit{{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 12}}
+			})
+			voters := map[string]map[string]bool{} // member -> its voters
+			shards := map[int]bool{}
+			for a := range 9 {
+				for m := range 14 { // 14 tries, 12 allowed: m00..m11 (or fewer) for each voter
+					member := fmt.Sprintf("m%02d", (a*5+m)%20)
+					_, err := f.engine.Write(f.ctx, "kills", leaderboard.Write{Member: member, Value: 1, Actor: fmt.Sprintf("v%d", a)})
+					if m >= 12 {
+						if league.ErrorCode(err) != league.RateLimited {
+							t.Fatalf("voter %d's vote %d: %v; want refused past 12", a, m+1, err)
+						}
+						continue
+					}
+					testsvc.Must(t, err, "vote")
+					if voters[member] == nil {
+						voters[member] = map[string]bool{}
+					}
+					voters[member][fmt.Sprint(a)] = true
+					shards[leaderboard.ShardOf(member, 7)] = true
+				}
+			}
+			if len(shards) != 7 {
+				t.Fatalf("the members voted for are on %d shards; want every one of 7", len(shards))
+			}
+			top, err := f.engine.Top(f.ctx, "kills", leaderboard.Day, "", 0, 1)
+			testsvc.Must(t, err, "Top")
+			around, err := f.engine.Around(f.ctx, "kills", leaderboard.Day, "", "m07", 2)
+			testsvc.Must(t, err, "Around")
+			if top.Participants != 9 || around.Participants != 9 {
+				t.Errorf("the day's participants: %d in a page, %d around m07; want the 9 voters", top.Participants, around.Participants)
+			}
+			for m := range 20 {
+				member := fmt.Sprintf("m%02d", m)
+				st, err := f.engine.Member(f.ctx, "kills", member)
+				testsvc.Must(t, err, "Member")
+				if got, want := st[0].Participants, int64(len(voters[member])); got != want || st[0].Score != want {
+					t.Errorf("%s: %d participants, score %d; want %d of each", member, got, st[0].Score, want)
+				}
+			}
+		})
+	}
+}

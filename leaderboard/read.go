@@ -89,16 +89,16 @@ func (e *Engine) Top(ctx context.Context, id string, k Kind, period string, offs
 	if e.pastRetention(l, p) {
 		return e.archivedTop(ctx, l, p, offset, limit)
 	}
+	key, err := e.readKey(l, p)
+	if err != nil {
+		return Board{}, err
+	}
 	if l.Shards > 1 {
 		b, err := e.shardedTop(ctx, l, p, offset, limit)
 		if err != nil {
 			return Board{}, err
 		}
 		return b, e.names(ctx, l, b.Entries)
-	}
-	key, err := e.readKey(l, p)
-	if err != nil {
-		return Board{}, err
 	}
 	pipe := e.rdb.Pipeline()
 	var page *redis.ZSliceCmd
@@ -377,19 +377,28 @@ func (e *Engine) Public() *Engine {
 	return &v
 }
 
-// readKey is the key a read of p's board uses: its public twin in a
-// Public view.
+// readKey is the key a read of p's board uses (shard 0's of a sharded
+// leaderboard): its public twin in a Public view, which it refuses where
+// there is none.
 func (e *Engine) readKey(l *Leaderboard, p Period) (string, error) {
-	if !e.public {
-		return e.keys(l).board(p), nil
+	if e.public {
+		switch {
+		case !l.PublicBoards:
+			return "", &league.Error{Code: league.Invalid, Field: "view", Message: fmt.Sprintf("leaderboard %q has no public boards", l.ID)}
+		case p.Kind.Rolling():
+			return "", league.Errorf(league.NotFound, "the %s board of leaderboard %q has no public twin: rolling boards count raw values", p.Kind, l.ID)
+		}
 	}
-	switch {
-	case !l.PublicBoards:
-		return "", &league.Error{Code: league.Invalid, Field: "view", Message: fmt.Sprintf("leaderboard %q has no public boards", l.ID)}
-	case p.Kind.Rolling():
-		return "", league.Errorf(league.NotFound, "the %s board of leaderboard %q has no public twin: rolling boards count raw values", p.Kind, l.ID)
+	return e.boardKey(e.keys(l), p), nil
+}
+
+// boardKey is the key of p's board in the shard of k that this view reads:
+// the public twin in a Public view (readKey checked that it has one).
+func (e *Engine) boardKey(k keys, p Period) string {
+	if e.public {
+		return k.public(p)
 	}
-	return e.keys(l).public(p), nil
+	return k.board(p)
 }
 
 // Current returns each board's current period (when it ends: the all-time

@@ -74,7 +74,7 @@ func (e *Engine) rankShards(ctx context.Context, l *Leaderboard, boards, fills [
 		k := shards[j/chunks]
 		ks := make([]string, 0, len(boards)+len(fills))
 		for _, p := range boards {
-			ks = append(ks, k.board(p))
+			ks = append(ks, e.boardKey(k, p))
 		}
 		for _, p := range fills {
 			ks = append(ks, k.filled(p))
@@ -180,7 +180,7 @@ func (rd *replyReader) entries() []redis.Z {
 // shard, then its rank and the window merged from every shard's n nearest
 // on each side.
 func (e *Engine) shardedAround(ctx context.Context, l *Leaderboard, p Period, member string, n int) (Board, error) {
-	packed, err := e.rdb.ZScore(ctx, e.memberKeys(l, member).board(p), member).Result()
+	packed, err := e.rdb.ZScore(ctx, e.boardKey(e.memberKeys(l, member), p), member).Result()
 	if err == redis.Nil {
 		return Board{}, league.Errorf(league.NotFound, "member %q is not on the %s board of %s", member, p.Kind, p.ID())
 	}
@@ -236,7 +236,7 @@ func (e *Engine) shardedMembers(ctx context.Context, l *Leaderboard, members []s
 		k := e.memberKeys(l, m)
 		scores[j], counts[j] = make([]*redis.FloatCmd, len(boards)), make([]*redis.IntCmd, len(ps))
 		for i, p := range boards {
-			scores[j][i] = pipe.ZScore(ctx, k.board(p), m)
+			scores[j][i] = pipe.ZScore(ctx, e.boardKey(k, p), m)
 		}
 		for i, p := range ps {
 			if slices.Contains(l.Participants, p.Kind) {

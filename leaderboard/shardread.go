@@ -71,7 +71,7 @@ func (e *Engine) shardedTop(ctx context.Context, l *Leaderboard, p Period, offse
 	sizes := make([]*redis.IntCmd, l.Shards)
 	marks := make([]*redis.StringCmd, l.Shards)
 	for s, k := range e.shards(l) {
-		key := k.board(p)
+		key := e.boardKey(k, p)
 		if desc {
 			pages[s] = pipe.ZRevRangeWithScores(ctx, key, 0, int64(offset+limit-1))
 		} else {

@@ -58,6 +58,17 @@ func (e *Engine) Write(ctx context.Context, id string, w Write) (WriteResult, er
 	if err := l.checkWrite(w); err != nil {
 		return WriteResult{}, err
 	}
+	if len(l.shared) > 0 {
+		return e.writeShared(ctx, l, w)
+	}
+	res, _, err := e.write(ctx, l, w)
+	return res, err
+}
+
+// write runs w's lb_write.lua, again when Redis's clock or a rolling
+// board asks. refused reports an error Redis answered: nothing was
+// written (otherwise the write may have landed).
+func (e *Engine) write(ctx context.Context, l *Leaderboard, w Write) (res WriteResult, refused bool, err error) {
 	now := e.clock.Now()
 	seed := false
 	for attempt := 0; attempt < 4; attempt++ {
@@ -65,7 +76,7 @@ func (e *Engine) Write(ctx context.Context, id string, w Write) (WriteResult, er
 		ks, args := e.writeArgs(l, now, ps, w, seed, nil)
 		reply, err := e.run.Run(ctx, scripts.LBWrite, false, ks, args...).Slice()
 		if err != nil {
-			return WriteResult{}, writeError(err)
+			return WriteResult{}, false, writeError(err)
 		}
 		res, redisNow, err := l.writeResult(now, ps, w, reply)
 		if errors.Is(err, errNeedSeed) {
@@ -73,12 +84,12 @@ func (e *Engine) Write(ctx context.Context, id string, w Write) (WriteResult, er
 			continue
 		}
 		if redisNow.IsZero() {
-			return res, err
+			return res, err != nil, err
 		}
 		e.clock.Learn(redisNow)
 		now = redisNow
 	}
-	return WriteResult{}, league.RedisError("leaderboard write", errors.New("the period kept moving"))
+	return WriteResult{}, true, league.RedisError("leaderboard write", errors.New("the period kept moving"))
 }
 
 // WriteBatch applies up to MaxBatch writes to leaderboard id in one round
@@ -121,6 +132,29 @@ func (e *Engine) WriteMany(ctx context.Context, writes []BoardWrite) (results []
 			}
 		}
 	}
+	// writes of sharded leaderboards with limits across shards take them
+	// first (reserve.go), all in one round trip
+	var ts []*taking
+	var took []int // the write of each taking
+	for _, i := range pending {
+		if len(boards[i].shared) > 0 {
+			ts, took = append(ts, newTaking(boards[i], writes[i].Write)), append(took, i)
+		}
+	}
+	if len(ts) > 0 {
+		terrs, err := e.take(ctx, ts)
+		if err != nil {
+			return nil, nil, err
+		}
+		for j, i := range took {
+			errs[i] = terrs[j]
+		}
+		pending = slices.DeleteFunc(pending, func(i int) bool { return errs[i] != nil })
+		if e.afterTake != nil {
+			e.afterTake()
+		}
+	}
+	refused := make([]bool, len(writes))
 	now := e.clock.Now()
 	seed := make([]bool, len(writes))
 	for attempt := 0; attempt < 4 && len(pending) > 0; attempt++ {
@@ -153,6 +187,8 @@ func (e *Engine) WriteMany(ctx context.Context, writes []BoardWrite) (results []
 				again = append(again, i)
 			} else if !redisNow.IsZero() {
 				again, later = append(again, i), redisNow
+			} else {
+				refused[i] = errs[i] != nil
 			}
 		}
 		pending = again
@@ -162,7 +198,14 @@ func (e *Engine) WriteMany(ctx context.Context, writes []BoardWrite) (results []
 		}
 	}
 	for _, i := range pending {
-		errs[i] = league.RedisError("leaderboard write", errors.New("the period kept moving"))
+		errs[i], refused[i] = league.RedisError("leaderboard write", errors.New("the period kept moving")), true
+	}
+	if len(ts) > 0 {
+		rs, es, ref := make([]WriteResult, len(ts)), make([]error, len(ts)), make([]bool, len(ts))
+		for j, i := range took {
+			rs[j], es[j], ref[j] = results[i], errs[i], refused[i]
+		}
+		e.settle(ctx, ts, rs, es, ref)
 	}
 	return results, errs, nil
 }
@@ -283,8 +326,9 @@ func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, 
 			args = append(args, i+1, share, next.Start.Unix(), next.End.Unix())
 		}
 	}
-	args = append(args, len(l.Limits))
-	for _, lim := range l.Limits {
+	args = append(args, len(l.inWrite))
+	for _, i := range l.inWrite {
+		lim := l.Limits[i]
 		start, end := l.window(lim, now)
 		ks = append(ks, k.limitCounter(lim, w, start))
 		endArg := ""
@@ -316,6 +360,17 @@ func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, 
 		ks = append(ks, k.request(w.Scope, w.RequestID))
 	}
 	return ks, args
+}
+
+// refusal is the error of limit i (of l.Limits) refusing w at now; end is
+// when its window ends, in ms (-1: never).
+func (l *Leaderboard) refusal(now time.Time, w Write, i int, end int64) error {
+	lim := l.Limits[i]
+	r := &Refusal{Leaderboard: l.ID, Limit: lim.Name, Per: lim.Per, Max: lim.allowance(w), now: now}
+	if end >= 0 {
+		r.Frees = time.UnixMilli(end)
+	}
+	return &league.Error{Code: league.RateLimited, Message: r.Error() + "; nothing was written", Err: r}
 }
 
 func flag(b bool) string {
@@ -400,15 +455,9 @@ func (l *Leaderboard) writeResult(now time.Time, ps []Period, w Write, reply []a
 	case scripts.Limited:
 		i, _ := reply[1].(int64)
 		end, _ := reply[2].(int64)
-		lim := l.Limits[i-1]
-		r := &Refusal{Leaderboard: l.ID, Limit: lim.Name, Per: lim.Per, Max: lim.allowance(w), now: now}
-		if end >= 0 {
-			r.Frees = time.UnixMilli(end)
-		}
-		return res, time.Time{}, &league.Error{Code: league.RateLimited, Message: r.Error() + "; nothing was written", Err: r}
+		return res, time.Time{}, l.refusal(now, w, l.inWrite[i-1], end)
 	case scripts.Conflict:
-		return res, time.Time{}, &league.Error{Code: league.Conflict,
-			Message: fmt.Sprintf("request_id %q was already used for another member within the idempotency window", w.RequestID)}
+		return res, time.Time{}, conflictError(w)
 	}
 	return res, time.Time{}, league.RedisError("leaderboard write", fmt.Errorf("unexpected reply %v", reply))
 }

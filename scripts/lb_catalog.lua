@@ -17,10 +17,12 @@
 -- ARGV[5] -> order: desc | asc
 -- ARGV[6], ARGV[7] -> the span first_reached counts over on the all-time board (Unix s)
 -- ARGV[8] -> 1 when there is an all-time board
--- then four per member, from ARGV[9]: member, initial score, catalog value ('' removes it),
+-- ARGV[9] -> 1 to check the members only, writing nothing (an import of several
+--            chunks checks them all before it writes any)
+-- then four per member, from ARGV[10]: member, initial score, catalog value ('' removes it),
 --   multiplier (1: none)
 --
--- Returns {0, changed}: the members whose entry or score changed;
+-- Returns {0, changed}: the members whose entry or score changed (0 when checking);
 -- {7, i, score}: member i's score would pass the maximum from score.
 --
 -- uses: now_ms reached
@@ -29,8 +31,8 @@ local max, tb, unit, asc = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4
 local board = ARGV[8] == '1' and KEYS[3]
 local shift = 2 ^ tb
 local deltas, current = {}, {}
-for i = 1, (#ARGV - 8) / 4 do
-  local a = 9 + 4 * (i - 1)
+for i = 1, (#ARGV - 9) / 4 do
+  local a = 10 + 4 * (i - 1)
   local member, initial = ARGV[a], tonumber(ARGV[a + 1])
   local delta = initial - tonumber(redis.call('HGET', KEYS[1], member) or 0)
   if delta ~= 0 then
@@ -45,6 +47,9 @@ for i = 1, (#ARGV - 8) / 4 do
     current[i] = packed
   end
   deltas[i] = delta
+end
+if ARGV[9] == '1' then
+  return {0, 0}
 end
 
 -- keep sets member's field of hash to value, or removes it when value is
@@ -62,8 +67,8 @@ local function keep(hash, member, value, none)
 end
 
 local now, changed = nil, 0
-for i = 1, (#ARGV - 8) / 4 do
-  local a = 9 + 4 * (i - 1)
+for i = 1, (#ARGV - 9) / 4 do
+  local a = 10 + 4 * (i - 1)
   local member, delta, value = ARGV[a], deltas[i], ARGV[a + 2]
   local moved = false
   if delta ~= 0 then

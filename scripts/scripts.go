@@ -53,6 +53,10 @@ var (
 	lbEnqueue string
 	//go:embed lb_drainer.lua
 	lbDrainer string
+	//go:embed lb_take.lua
+	lbTake string
+	//go:embed lb_give.lua
+	lbGive string
 )
 
 // The scripts. See each .lua file for its contract.
@@ -76,6 +80,8 @@ var (
 	LBCatalog = redis.NewScript(assemble(lbCatalog))
 	LBEnqueue = redis.NewScript(assemble(lbEnqueue))
 	LBDrainer = redis.NewScript(assemble(lbDrainer))
+	LBTake    = redis.NewScript(assemble(lbTake))
+	LBGive    = redis.NewScript(assemble(lbGive))
 )
 
 // helpers are common.lua's sections by name, in file order.
@@ -131,7 +137,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBRank, LBFill, LBCatalog, LBEnqueue}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBRank, LBFill, LBCatalog, LBEnqueue, LBTake, LBGive}
 
 // Status is the first element of a script's reply.
 type Status int64

@@ -28,9 +28,16 @@ func Prefix(ns string, p Product, id string) string {
 // named one's (a:r1), so one league's or leaderboard's writes should come
 // from named callers or unnamed ones, not both: the API names every caller
 // when keys are configured and none when not.
-func Request(prefix, scope, id string) string {
+func Request(prefix, scope, id string) string { return byRequest(prefix, "q:", scope, id) }
+
+// Reservation is the key under which a sharded leaderboard records the
+// rate-limit units a write's request id took before the write
+// (leaderboard/reserve.go): rv:<id> or rv:<scope>:<id>, named as Request's.
+func Reservation(prefix, scope, id string) string { return byRequest(prefix, "rv:", scope, id) }
+
+func byRequest(prefix, kind, scope, id string) string {
 	if scope == "" {
-		return prefix + "q:" + id
+		return prefix + kind + id
 	}
-	return prefix + "q:" + scope + ":" + id
+	return prefix + kind + scope + ":" + id
 }
