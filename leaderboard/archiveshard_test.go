@@ -28,6 +28,9 @@ func TestShardedArchive(t *testing.T) {
 				{"top 50", 50, 0},
 				{"every member, in chunks of 7", 0, 7},
 			} {
+				if tc.chunk > 0 && b.Name == "miniredis" {
+					continue // the merge in chunks is the engine's, the same on both: Redis runs it (1,150 members on miniredis under -race take a minute)
+				}
 				t.Run(a.name+"/"+b.Name+"/"+tc.name, func(t *testing.T) {
 					if tc.chunk > 0 {
 						t.Cleanup(leaderboard.SetArchiveChunk(tc.chunk))
