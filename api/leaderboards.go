@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/leaderboard"
@@ -59,10 +60,18 @@ type leaderboardJSON struct {
 	TieBreak      string       `json:"tie_break"`
 	MaxScore      int64        `json:"max_score"`
 	Current       []periodJSON `json:"current"`
-	// Shards: the boards' shards (1: one key per board).
-	Shards int `json:"shards"`
+	// Shards: the current boards' shards (1: one key per board);
+	// ShardSwitch: the last change of that count, reached or scheduled.
+	Shards      int              `json:"shards"`
+	ShardSwitch *shardSwitchJSON `json:"shard_switch,omitempty"`
 	// Queue: a queued leaderboard's bound and the writes waiting.
 	Queue *queueJSON `json:"queue,omitempty"`
+}
+
+type shardSwitchJSON struct {
+	From int    `json:"from"`
+	To   int    `json:"to"`
+	At   string `json:"at"`
 }
 
 type queueJSON struct {
@@ -76,7 +85,15 @@ func (s *Server) leaderboardSummary(ctx context.Context, l *leaderboard.Leaderbo
 		return leaderboardJSON{}, err
 	}
 	out := leaderboardJSON{ID: l.ID, TimeZone: l.Calendar.Loc.String(), WeekStart: l.Calendar.WeekStart.String(),
-		ScoreOperator: string(l.Operator), Order: string(l.Order), TieBreak: string(l.TieBreak), MaxScore: l.MaxScore, Shards: l.Shards}
+		ScoreOperator: string(l.Operator), Order: string(l.Order), TieBreak: string(l.TieBreak), MaxScore: l.MaxScore}
+	if out.Shards, err = s.boards.Shards(l.ID); err != nil {
+		return leaderboardJSON{}, err
+	}
+	if sw, err := s.boards.Switch(l.ID); err != nil {
+		return leaderboardJSON{}, err
+	} else if sw != nil {
+		out.ShardSwitch = &shardSwitchJSON{From: sw.From, To: sw.To, At: sw.At.UTC().Format(time.RFC3339)}
+	}
 	if l.Queue != nil {
 		behind, err := s.boards.Lag(ctx, l.ID)
 		if err != nil {

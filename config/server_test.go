@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"github.com/league-engine/league/leaderboard"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/league-engine/league/leaderboard"
 )
 
 func TestServerSection(t *testing.T) {

@@ -24,14 +24,15 @@ import (
 // pipeline.
 func (e *Engine) closedSizes(ctx context.Context, l *Leaderboard, p Period) ([]int64, error) {
 	pipe := e.rdb.Pipeline()
-	cmds := make([]*redis.IntCmd, l.Shards)
-	for s, k := range e.shards(l) {
+	shards := e.shardsAt(l, p.Start)
+	cmds := make([]*redis.IntCmd, len(shards))
+	for s, k := range shards {
 		cmds[s] = pipe.ZCard(ctx, k.board(p))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, league.RedisError("leaderboard archive", err)
 	}
-	sizes := make([]int64, l.Shards)
+	sizes := make([]int64, len(shards))
 	for s, c := range cmds {
 		sizes[s] = c.Val()
 	}
@@ -45,7 +46,7 @@ func (e *Engine) closedSizes(ctx context.Context, l *Leaderboard, p Period) ([]i
 func (e *Engine) closedTop(ctx context.Context, l *Leaderboard, p Period, sizes []int64, keep int) ([]Entry, error) {
 	desc := l.Order != Ascending
 	shift := math.Ldexp(1, int(l.tieBits[p.Kind]))
-	shards := e.shards(l)
+	shards := e.shardsAt(l, p.Start)
 	bufs := make([][]redis.Z, len(shards)) // each shard's entries read and not merged yet
 	read := make([]int64, len(shards))
 	entries := make([]Entry, 0, keep)

@@ -30,7 +30,7 @@ type Engine struct {
 	expiryLag time.Duration
 	log       *slog.Logger
 	boards    map[string]*Leaderboard
-	prefixes  map[string][]keys // by leaderboard id, one per shard, built once
+	plans     *plans // by leaderboard id: its shard counts over time (reshard.go)
 	ids       []string
 	token     string    // this engine's name in the pre-fill lease
 	archive   Archive   // nil: no archive
@@ -72,7 +72,7 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 // beyond their boards, so a new one needs nothing written.
 func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard, opts ...Option) (*Engine, error) {
 	e := &Engine{rdb: rdb, ns: "league", log: slog.Default(), boards: map[string]*Leaderboard{},
-		prefixes: map[string][]keys{}, claimed: &sync.Map{}, shared: league.DefaultSharedRoundTrips, token: newToken()}
+		plans: &plans{byID: map[string]*planSlot{}}, claimed: &sync.Map{}, shared: league.DefaultSharedRoundTrips, token: newToken()}
 	for _, o := range opts {
 		o(e)
 	}
@@ -84,7 +84,6 @@ func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard,
 			return nil, fmt.Errorf("leaderboard: %q has not passed Init", l.ID)
 		}
 		e.boards[l.ID] = l
-		e.prefixes[l.ID] = shardPrefixes(e.ns, l)
 		e.ids = append(e.ids, l.ID)
 	}
 	sort.Strings(e.ids)
@@ -93,15 +92,15 @@ func Open(ctx context.Context, rdb redis.UniversalClient, boards []*Leaderboard,
 	if err := scripts.Load(ctx, rdb); err != nil {
 		return nil, league.RedisError("load scripts", err)
 	}
+	e.clock.Sync(ctx) // the plan's switches are on Redis's clock
 	for _, id := range e.ids {
-		if err := e.checkShards(ctx, e.boards[id]); err != nil {
+		if err := e.openPlan(ctx, e.boards[id]); err != nil {
 			return nil, err
 		}
 		if err := e.openQueues(ctx, e.boards[id]); err != nil {
 			return nil, err
 		}
 	}
-	e.clock.Sync(ctx)
 	return e, nil
 }
 
@@ -167,7 +166,7 @@ type keys struct{ prefix string }
 
 // keys are the keys of l's shard 0: all of l's, unless it is sharded
 // (shard.go).
-func (e *Engine) keys(l *Leaderboard) keys { return e.prefixes[l.ID][0] }
+func (e *Engine) keys(l *Leaderboard) keys { return e.plan(l).keys[0] }
 
 func (k keys) board(p Period) string {
 	if p.Kind == AllTime {

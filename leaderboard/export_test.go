@@ -11,3 +11,7 @@ func SetArchiveChunk(n int) (undo func()) {
 // SetAfterTake makes e run f between a write's takes of limits across
 // shards and the write itself (reserve.go).
 func SetAfterTake(e *Engine, f func()) { e.afterTake = f }
+
+// RefreshPlans has e re-read every shard plan at its next use, as it does
+// every few seconds (reshard.go).
+func RefreshPlans(e *Engine) { e.refreshPlans() }

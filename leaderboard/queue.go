@@ -138,37 +138,55 @@ func (e *Engine) Enqueue(ctx context.Context, id string, writes []Write) (qs []Q
 	if len(ok) == 0 {
 		return qs, errs, nil
 	}
-	share := l.Queue.shardShare(l.Shards)
 	at := "*" // Redis's clock: the time the write counts at
 	if ms := e.clock.Arg(); ms != "" {
 		at = ms + "-*" // a fixed clock (tests): its time
 	}
-	cmds, err := e.run.Pipeline(ctx, scripts.LBEnqueue, len(ok), func(j int) ([]string, []any) {
-		w := writes[ok[j]]
-		args := []any{share, at, "m", w.Member, "v", w.Value}
-		for _, f := range [][2]string{{"r", w.RequestID}, {"s", w.Scope}, {"a", w.Actor}, {"c", w.Channel}, {"t", w.Terminal}} {
-			if f[1] != "" {
-				args = append(args, f[0], f[1])
+	now := e.clock.Now()
+	for attempt := 0; len(ok) > 0; attempt++ {
+		// the stream of each write is its member's shard at now, which the
+		// script checks against its own clock (a switch, reshard.go)
+		from, until := e.plan(l).span(now)
+		share := l.Queue.shardShare(len(e.shardsAt(l, now)))
+		cmds, err := e.run.Pipeline(ctx, scripts.LBEnqueue, len(ok), func(j int) ([]string, []any) {
+			w := writes[ok[j]]
+			args := []any{share, at, msArg(from), msArg(until), "m", w.Member, "v", w.Value}
+			for _, f := range [][2]string{{"r", w.RequestID}, {"s", w.Scope}, {"a", w.Actor}, {"c", w.Channel}, {"t", w.Terminal}} {
+				if f[1] != "" {
+					args = append(args, f[0], f[1])
+				}
+			}
+			return []string{e.memberKeysAt(l, w.Member, now).queue()}, args
+		})
+		if err != nil {
+			return nil, nil, league.RedisError("leaderboard enqueue", err)
+		}
+		var again []int
+		for j, i := range ok {
+			reply, err := cmds[j].Slice()
+			if err != nil {
+				errs[i] = league.RedisError("leaderboard enqueue", err)
+				continue
+			}
+			switch st, _ := reply[0].(int64); st {
+			case 0:
+				f := &Full{Leaderboard: id}
+				errs[i] = &league.Error{Code: league.Unavailable, Message: f.Error(), Err: f}
+			case 2:
+				ms, _ := reply[1].(int64)
+				now = time.UnixMilli(ms)
+				again = append(again, i)
+			default:
+				qs[i].ID, _ = reply[1].(string)
+				qs[i].Behind, _ = reply[2].(int64)
 			}
 		}
-		return []string{e.memberKeys(l, w.Member).queue()}, args
-	})
-	if err != nil {
-		return nil, nil, league.RedisError("leaderboard enqueue", err)
-	}
-	for j, i := range ok {
-		reply, err := cmds[j].Slice()
-		if err != nil {
-			errs[i] = league.RedisError("leaderboard enqueue", err)
-			continue
+		if ok = again; len(ok) > 0 && attempt == 3 {
+			for _, i := range ok {
+				errs[i] = league.RedisError("leaderboard enqueue", errors.New("the shard count kept moving"))
+			}
+			break
 		}
-		if st, _ := reply[0].(int64); st == 0 {
-			f := &Full{Leaderboard: id}
-			errs[i] = &league.Error{Code: league.Unavailable, Message: f.Error(), Err: f}
-			continue
-		}
-		qs[i].ID, _ = reply[1].(string)
-		qs[i].Behind, _ = reply[2].(int64)
 	}
 	return qs, errs, nil
 }
@@ -179,7 +197,7 @@ func (e *Engine) openQueues(ctx context.Context, l *Leaderboard) error {
 	if l.Queue == nil {
 		return nil
 	}
-	for _, k := range e.shards(l) {
+	for _, k := range e.everyShard(l) {
 		err := e.rdb.XGroupCreateMkStream(ctx, k.queue(), queueGroup, "0").Err()
 		if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
 			return league.RedisError("leaderboard queue", err)
@@ -197,8 +215,9 @@ func (e *Engine) Lag(ctx context.Context, id string) (int64, error) {
 		return 0, err
 	}
 	pipe := e.rdb.Pipeline()
-	lens := make([]*redis.IntCmd, l.Shards)
-	for s, k := range e.shards(l) {
+	shards := e.everyShard(l)
+	lens := make([]*redis.IntCmd, len(shards))
+	for s, k := range shards {
 		lens[s] = pipe.XLen(ctx, k.queue())
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
@@ -240,8 +259,8 @@ func (e *Engine) Drain(ctx context.Context, id string) (DrainResult, error) {
 		claim = true
 		e.claimed.Store(l.ID, time.Now())
 	}
-	share := l.Queue.shardShare(l.Shards)
-	for _, k := range e.shards(l) {
+	share := l.Queue.shardShare(len(e.shards(l)))
+	for _, k := range e.everyShard(l) {
 		mine, err := e.run.Run(ctx, scripts.LBDrainer, false, []string{k.drainer(), k.queue()},
 			e.token, drainLease.Milliseconds(), max(1, share/drainersAt)).Slice()
 		if err != nil {
@@ -295,6 +314,26 @@ func (e *Engine) apply(ctx context.Context, l *Leaderboard, k keys, msgs []redis
 		}
 		entries = append(entries, en)
 	}
+	rs := make([]retry, len(entries))
+	for j, en := range entries {
+		rs[j] = retry{l, en.w, en.at}
+	}
+	found, _, _, err := e.retriesAcross(ctx, rs)
+	if err != nil {
+		return league.RedisError("leaderboard queue", err) // left pending: claimed again later
+	}
+	if found != nil {
+		var rest []entry
+		for j, en := range entries {
+			if found[j] { // the retry of a write applied before a switch
+				res.Applied++
+				done = append(done, en.id)
+			} else {
+				rest = append(rest, en)
+			}
+		}
+		entries = rest
+	}
 	seed := make([]bool, len(entries))
 	for attempt := 0; len(entries) > 0 && attempt < 2; attempt++ {
 		cmds, err := e.run.Pipeline(ctx, scripts.LBWrite, len(entries), func(j int) ([]string, []any) {
@@ -311,7 +350,7 @@ func (e *Engine) apply(ctx context.Context, l *Leaderboard, k keys, msgs []redis
 				return league.RedisError("leaderboard queue", err) // left pending: claimed again later
 			}
 			ps := l.periodsAt(entries[j].at)
-			_, _, werr := l.writeResult(entries[j].at, ps, entries[j].w, reply)
+			_, _, werr := l.writeResult(entries[j].at, ps, false, entries[j].w, reply)
 			switch st, _ := reply[0].(int64); {
 			case errors.Is(werr, errNeedSeed):
 				again = append(again, entries[j])

@@ -93,7 +93,7 @@ func (e *Engine) Top(ctx context.Context, id string, k Kind, period string, offs
 	if err != nil {
 		return Board{}, err
 	}
-	if l.Shards > 1 {
+	if e.sharded(l, p.Start) {
 		b, err := e.shardedTop(ctx, l, p, offset, limit)
 		if err != nil {
 			return Board{}, err
@@ -161,7 +161,7 @@ func (e *Engine) Around(ctx context.Context, id string, k Kind, period, member s
 	if err != nil {
 		return Board{}, err
 	}
-	if l.Shards > 1 {
+	if e.sharded(l, p.Start) {
 		b, err := e.shardedAround(ctx, l, p, member, n)
 		if err != nil {
 			return Board{}, err
@@ -276,7 +276,7 @@ func (e *Engine) Members(ctx context.Context, id string, members []string, kinds
 	if len(asked) == 0 {
 		return sts, errs, nil
 	}
-	if l.Shards > 1 {
+	if len(e.shardsOf(l, withPrevious(l, ps)...)) > 1 {
 		names := make([]string, len(asked))
 		for j, i := range asked {
 			names[j] = members[i]

@@ -104,7 +104,7 @@ func newTaking(l *Leaderboard, w Write) *taking {
 // takeArgs are lb_take.lua's KEYS and ARGV for h at now.
 func (e *Engine) takeArgs(t *taking, h *hold, now time.Time) ([]string, []any) {
 	l, w := t.l, t.w
-	k := e.prefixes[l.ID][h.shard]
+	k := e.plan(l).keys[h.shard]
 	h.keys = h.keys[:0]
 	ttl := ""
 	if w.RequestID != "" {
@@ -313,7 +313,7 @@ func (e *Engine) giveBack(ctx context.Context, ts []*taking, all bool) {
 		}
 		args := []any{len(ks), flag(t.w.RequestID != ""), flag(all)}
 		if t.w.RequestID != "" {
-			ks = append(ks, e.prefixes[t.l.ID][h.shard].reservation(t.w.Scope, t.w.RequestID))
+			ks = append(ks, e.plan(t.l).keys[h.shard].reservation(t.w.Scope, t.w.RequestID))
 		}
 		return ks, args
 	})

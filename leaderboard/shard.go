@@ -1,15 +1,12 @@
 package leaderboard
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
-
-	"github.com/redis/go-redis/v9"
+	"time"
 
 	"github.com/league-engine/league/internal/keyspace"
-	"github.com/league-engine/league/league"
 )
 
 // Sharded leaderboards (seed 004): with Shards > 1, a leaderboard's boards
@@ -22,10 +19,11 @@ import (
 // stays one script, one round trip. Reads that rank across the whole
 // leaderboard merge the shards (shardread.go), exactly.
 //
-// What is the leaderboard's as a whole stays in shard 0: the record of how
+// What is the leaderboard's as a whole stays in shard 0: the plan of how
 // many shards the leaderboard has (<ns>:lb:{id}:shards), which Open
-// checks, so that no two processes place members by different shard
-// counts. Each shard's rolling boards are pre-filled from its own buckets,
+// checks and every engine follows, so that no two processes place members
+// by different shard counts; the count may change between periods
+// (reshard.go). Each shard's rolling boards are pre-filled from its own buckets,
 // under a lease of its own (fill.go), and a closed period is archived from
 // every shard, merged (archiveread.go).
 
@@ -83,15 +81,6 @@ func shardOf(member string, n int) int {
 	return int(h % uint32(n))
 }
 
-// shardPrefixes are the key prefixes of each of l's shards.
-func shardPrefixes(ns string, l *Leaderboard) []keys {
-	out := make([]keys, l.Shards)
-	for s := range out {
-		out[s] = shardKeys(ns, l.ID, s)
-	}
-	return out
-}
-
 // shardKeys are the keys of shard s of leaderboard id: shard 0's are the
 // leaderboard's own.
 func shardKeys(ns, id string, s int) keys {
@@ -109,34 +98,56 @@ func ShardOf(member string, n int) int { return shardOf(member, n) }
 
 func ShardBoardKey(ns, id string, s int, p Period) string { return shardKeys(ns, id, s).board(p) }
 
-// memberKeys are the keys of member's shard.
-func (e *Engine) memberKeys(l *Leaderboard, member string) keys {
-	ks := e.prefixes[l.ID]
-	return ks[shardOf(member, len(ks))]
+// memberKeysAt are the keys of member's shard at t (its boards' time:
+// the shard count may change between periods, reshard.go), and
+// memberKeys at Redis's now.
+func (e *Engine) memberKeysAt(l *Leaderboard, member string, t time.Time) keys {
+	p := e.plan(l)
+	return p.keys[shardOf(member, p.countAt(t))]
 }
 
-// shards are the keys of every shard of l.
-func (e *Engine) shards(l *Leaderboard) []keys { return e.prefixes[l.ID] }
+func (e *Engine) memberKeys(l *Leaderboard, member string) keys {
+	return e.memberKeysAt(l, member, e.clock.Now())
+}
 
-// shardCount is the key recording how many shards l has.
+// shardsAt are the keys of every shard of l at t, and shards at Redis's
+// now.
+func (e *Engine) shardsAt(l *Leaderboard, t time.Time) []keys {
+	p := e.plan(l)
+	return p.keys[:p.countAt(t)]
+}
+
+func (e *Engine) shards(l *Leaderboard) []keys { return e.shardsAt(l, e.clock.Now()) }
+
+// everyShard are the keys of every shard any count of l's plan uses: a
+// queue drains them all, as entries of the count before a switch may
+// still wait in shards the count after it does not use.
+func (e *Engine) everyShard(l *Leaderboard) []keys { return e.plan(l).keys }
+
+// shardCount is the key holding l's shard plan (reshard.go).
 func (k keys) shardCount() string { return k.prefix + "shards" }
 
-// checkShards records l's shard count in Redis the first time, and refuses
-// a count that differs from the one recorded: members would be looked for
-// in shards other than their own.
-func (e *Engine) checkShards(ctx context.Context, l *Leaderboard) error {
-	k := e.keys(l)
-	if err := e.rdb.SetNX(ctx, k.shardCount(), l.Shards, 0).Err(); err != nil {
-		return league.RedisError("leaderboard shards", err)
+// sharded says l's boards of the periods at t are split over shards.
+func (e *Engine) sharded(l *Leaderboard, t time.Time) bool { return e.plan(l).countAt(t) > 1 }
+
+// shardsOf are the keys of every shard of the boards of periods ps: those
+// of the largest count among them. A board's keys exist only in the
+// shards of its own count, so the others read as empty.
+func (e *Engine) shardsOf(l *Leaderboard, ps ...Period) []keys {
+	p, n := e.plan(l), 1
+	for _, q := range ps {
+		n = max(n, p.countAt(q.Start))
 	}
-	got, err := e.rdb.Get(ctx, k.shardCount()).Int()
-	if err != nil && err != redis.Nil {
-		return league.RedisError("leaderboard shards", err)
+	return p.keys[:n]
+}
+
+// withPrevious is ps and the period before each (Members reads both).
+func withPrevious(l *Leaderboard, ps []Period) []Period {
+	out := slices.Clone(ps)
+	for _, p := range ps {
+		if p.Kind != AllTime {
+			out = append(out, l.Calendar.Previous(p))
+		}
 	}
-	if got != l.Shards {
-		return fmt.Errorf("leaderboard %q: shards: %d, but Redis holds it in %d: its members are placed by that count, "+
-			"and changing it needs its boards moved, which league does not do yet; set shards: %d, or use a new leaderboard id",
-			l.ID, l.Shards, got, got)
-	}
-	return nil
+	return out
 }

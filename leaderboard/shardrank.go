@@ -68,7 +68,7 @@ func (e *Engine) rankShards(ctx context.Context, l *Leaderboard, boards, fills [
 			args[c] = append(args[c], q.board+1, q.member, strconv.FormatFloat(q.packed, 'f', -1, 64), q.n)
 		}
 	}
-	shards := e.shards(l)
+	shards := e.shardsOf(l, boards...)
 	// call j: shard j / chunks, probes of chunk j % chunks
 	cmds, err := e.run.ReadPipeline(ctx, scripts.LBRank, len(shards)*chunks, func(j int) ([]string, []any) {
 		k := shards[j/chunks]
@@ -180,7 +180,7 @@ func (rd *replyReader) entries() []redis.Z {
 // shard, then its rank and the window merged from every shard's n nearest
 // on each side.
 func (e *Engine) shardedAround(ctx context.Context, l *Leaderboard, p Period, member string, n int) (Board, error) {
-	packed, err := e.rdb.ZScore(ctx, e.boardKey(e.memberKeys(l, member), p), member).Result()
+	packed, err := e.rdb.ZScore(ctx, e.boardKey(e.memberKeysAt(l, member, p.Start), p), member).Result()
 	if err == redis.Nil {
 		return Board{}, league.Errorf(league.NotFound, "member %q is not on the %s board of %s", member, p.Kind, p.ID())
 	}
@@ -233,14 +233,13 @@ func (e *Engine) shardedMembers(ctx context.Context, l *Leaderboard, members []s
 	pipe := e.rdb.Pipeline()
 	scores, counts := make([][]*redis.FloatCmd, len(members)), make([][]*redis.IntCmd, len(members))
 	for j, m := range members {
-		k := e.memberKeys(l, m)
 		scores[j], counts[j] = make([]*redis.FloatCmd, len(boards)), make([]*redis.IntCmd, len(ps))
-		for i, p := range boards {
-			scores[j][i] = pipe.ZScore(ctx, e.boardKey(k, p), m)
+		for i, p := range boards { // a period's own shards: a switch may part a period from the one before
+			scores[j][i] = pipe.ZScore(ctx, e.boardKey(e.memberKeysAt(l, m, p.Start), p), m)
 		}
 		for i, p := range ps {
 			if slices.Contains(l.Participants, p.Kind) {
-				counts[j][i] = pipe.PFCount(ctx, k.memberParticipants(p, m))
+				counts[j][i] = pipe.PFCount(ctx, e.memberKeysAt(l, m, p.Start).memberParticipants(p, m))
 			}
 		}
 	}

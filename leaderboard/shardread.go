@@ -67,10 +67,11 @@ func (e *Engine) shardedTop(ctx context.Context, l *Leaderboard, p Period, offse
 	}
 	desc := l.Order != Ascending
 	pipe := e.rdb.Pipeline()
-	pages := make([]*redis.ZSliceCmd, l.Shards)
-	sizes := make([]*redis.IntCmd, l.Shards)
-	marks := make([]*redis.StringCmd, l.Shards)
-	for s, k := range e.shards(l) {
+	shards := e.shardsAt(l, p.Start)
+	pages := make([]*redis.ZSliceCmd, len(shards))
+	sizes := make([]*redis.IntCmd, len(shards))
+	marks := make([]*redis.StringCmd, len(shards))
+	for s, k := range shards {
 		key := e.boardKey(k, p)
 		if desc {
 			pages[s] = pipe.ZRevRangeWithScores(ctx, key, 0, int64(offset+limit-1))
@@ -86,7 +87,7 @@ func (e *Engine) shardedTop(ctx context.Context, l *Leaderboard, p Period, offse
 		return Board{}, league.RedisError("leaderboard read", err)
 	}
 	b := Board{Period: p, Participants: -1}
-	all := make([][]redis.Z, l.Shards)
+	all := make([][]redis.Z, len(shards))
 	filled := true
 	for s := range pages {
 		all[s] = pages[s].Val()
@@ -123,17 +124,18 @@ func (e *Engine) shardedTop(ctx context.Context, l *Leaderboard, p Period, offse
 // copies deleted.
 func (e *Engine) participantCount(ctx context.Context, l *Leaderboard, p Period, member string) (int64, error) {
 	if member != "" {
-		n, err := e.rdb.PFCount(ctx, e.memberKeys(l, member).memberParticipants(p, member)).Result()
+		n, err := e.rdb.PFCount(ctx, e.memberKeysAt(l, member, p.Start).memberParticipants(p, member)).Result()
 		return n, league.RedisError("leaderboard participants", err)
 	}
-	if l.Shards == 1 {
+	shards := e.shardsAt(l, p.Start)
+	if len(shards) == 1 {
 		n, err := e.rdb.PFCount(ctx, e.keys(l).participants(p)).Result()
 		return n, league.RedisError("leaderboard participants", err)
 	}
 	if _, cluster := e.rdb.(*redis.ClusterClient); !cluster {
 		// PFMERGE rather than PFCOUNT of many keys: miniredis adds those up
 		var all []string
-		for _, k := range e.shards(l) {
+		for _, k := range shards {
 			all = append(all, k.participants(p))
 		}
 		union := e.keys(l).prefix + "tmp:hll:" + e.token + ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
@@ -148,8 +150,8 @@ func (e *Engine) participantCount(ctx context.Context, l *Leaderboard, p Period,
 		return count.Val(), nil
 	}
 	pipe := e.rdb.Pipeline()
-	raw := make([]*redis.StringCmd, l.Shards)
-	for s, k := range e.shards(l) {
+	raw := make([]*redis.StringCmd, len(shards))
+	for s, k := range shards {
 		raw[s] = pipe.Get(ctx, k.participants(p))
 	}
 	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {

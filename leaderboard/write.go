@@ -70,6 +70,13 @@ func (e *Engine) Write(ctx context.Context, id string, w Write) (WriteResult, er
 // written (otherwise the write may have landed).
 func (e *Engine) write(ctx context.Context, l *Leaderboard, w Write) (res WriteResult, refused bool, err error) {
 	now := e.clock.Now()
+	found, results, errs, err := e.retriesAcross(ctx, []retry{{l, w, now}})
+	if err != nil {
+		return WriteResult{}, false, err
+	}
+	if found != nil && found[0] {
+		return results[0], errs[0] != nil, errs[0]
+	}
 	seed := false
 	for attempt := 0; attempt < 4; attempt++ {
 		ps := l.periodsAt(now)
@@ -78,7 +85,7 @@ func (e *Engine) write(ctx context.Context, l *Leaderboard, w Write) (res WriteR
 		if err != nil {
 			return WriteResult{}, false, writeError(err)
 		}
-		res, redisNow, err := l.writeResult(now, ps, w, reply)
+		res, redisNow, err := l.writeResult(now, ps, e.sharded(l, now), w, reply)
 		if errors.Is(err, errNeedSeed) {
 			seed = true
 			continue
@@ -156,6 +163,25 @@ func (e *Engine) WriteMany(ctx context.Context, writes []BoardWrite) (results []
 	}
 	refused := make([]bool, len(writes))
 	now := e.clock.Now()
+	rs := make([]retry, len(pending))
+	for j, i := range pending {
+		rs[j] = retry{boards[i], writes[i].Write, now}
+	}
+	found, replayed, rerrs, err := e.retriesAcross(ctx, rs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if found != nil {
+		var rest []int
+		for j, i := range pending {
+			if found[j] {
+				results[i], errs[i], refused[i] = replayed[j], rerrs[j], rerrs[j] != nil
+			} else {
+				rest = append(rest, i)
+			}
+		}
+		pending = rest
+	}
 	seed := make([]bool, len(writes))
 	for attempt := 0; attempt < 4 && len(pending) > 0; attempt++ {
 		periods := map[*Leaderboard][]Period{} // each leaderboard's at now
@@ -181,7 +207,7 @@ func (e *Engine) WriteMany(ctx context.Context, writes []BoardWrite) (results []
 				continue
 			}
 			var redisNow time.Time
-			results[i], redisNow, errs[i] = boards[i].writeResult(now, ps[j], writes[i].Write, reply)
+			results[i], redisNow, errs[i] = boards[i].writeResult(now, ps[j], e.sharded(boards[i], now), writes[i].Write, reply)
 			if errors.Is(errs[i], errNeedSeed) {
 				seed[i], errs[i] = true, nil
 				again = append(again, i)
@@ -257,7 +283,7 @@ func (l *Leaderboard) periodsAt(t time.Time) []Period {
 // seed adds the buckets each rolling board sums, for a board not yet
 // filled; q, for a queued write, the entry that leaves its stream with it.
 func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, seed bool, q *entry) ([]string, []any) {
-	k := e.memberKeys(l, w.Member)
+	k := e.memberKeysAt(l, w.Member, now)
 	periodic, rolling := ps[:len(l.Kinds)], ps[len(l.Kinds):]
 	boards, public := periodic, 0
 	if l.PublicBoards { // the public twins follow the raw boards
@@ -394,7 +420,8 @@ var errNeedSeed = errors.New("leaderboard: a rolling board needs its buckets")
 // writeResult reads lb_write.lua's reply. A non-zero redisNow means the
 // periods were not those at Redis's clock: compute them at redisNow and
 // send the write again.
-func (l *Leaderboard) writeResult(now time.Time, ps []Period, w Write, reply []any) (res WriteResult, redisNow time.Time, err error) {
+// sharded says the boards of ps are split over shards.
+func (l *Leaderboard) writeResult(now time.Time, ps []Period, sharded bool, w Write, reply []any) (res WriteResult, redisNow time.Time, err error) {
 	status, _ := reply[0].(int64)
 	switch scripts.Status(status) {
 	case scripts.OK, scripts.Existing:
@@ -408,7 +435,7 @@ func (l *Leaderboard) writeResult(now time.Time, ps []Period, w Write, reply []a
 		place := func(j int, p Period) Placement {
 			score, _ := reply[2+2*j].(int64)
 			rank, _ := reply[3+2*j].(int64)
-			if l.Shards > 1 {
+			if sharded {
 				// the script saw one shard: its rank there is not the
 				// member's; ranking needs every shard (Member reads it)
 				rank = 0
