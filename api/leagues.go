@@ -30,6 +30,11 @@ type tierBody struct {
 	Name            string      `json:"name"`
 	Promote         json.Number `json:"promote"`
 	Demote          json.Number `json:"demote"`
+	PromoteCount    int         `json:"promote_count,omitempty"`
+	DemoteCount     int         `json:"demote_count,omitempty"`
+	PromoteAtLeast  int         `json:"promote_at_least,omitempty"`
+	DemoteAtLeast   int         `json:"demote_at_least,omitempty"`
+	AtLeastFrom     int         `json:"at_least_from,omitempty"`
 	MinPromoteScore int64       `json:"min_promote_score"`
 	MinRewardScore  int64       `json:"min_reward_score"`
 	Rewards         []bandBody  `json:"rewards"`
@@ -104,6 +109,8 @@ func (s *Server) summary(r *http.Request, l *league.League) (leagueBody, error) 
 		tb := tierBody{
 			ID: t.ID, Name: t.Name,
 			Promote: json.Number(t.Promote.String()), Demote: json.Number(t.Demote.String()),
+			PromoteCount: t.PromoteCount, DemoteCount: t.DemoteCount,
+			PromoteAtLeast: t.PromoteAtLeast, DemoteAtLeast: t.DemoteAtLeast, AtLeastFrom: t.AtLeastFrom,
 			MinPromoteScore: t.MinPromoteScore, MinRewardScore: t.MinRewardScore,
 			Rewards: make([]bandBody, len(t.Rewards)),
 		}

@@ -109,6 +109,11 @@ type tierFile struct {
 	Name            *string    `yaml:"name"` // nil: the id
 	Promote         float64    `yaml:"promote"`
 	Demote          float64    `yaml:"demote"`
+	PromoteCount    int        `yaml:"promote_count"`
+	DemoteCount     int        `yaml:"demote_count"`
+	PromoteAtLeast  int        `yaml:"promote_at_least"`
+	DemoteAtLeast   int        `yaml:"demote_at_least"`
+	AtLeastFrom     int        `yaml:"at_least_from"`
 	MinPromoteScore int64      `yaml:"min_promote_score"`
 	MinRewardScore  int64      `yaml:"min_reward_score"`
 	Rewards         []bandFile `yaml:"rewards"`
@@ -324,6 +329,14 @@ func (lf leagueFile) build() (*league.League, error) {
 				return nil, fmt.Errorf("tiers[%d] (%s).rewards: ranks %d-%d go past the board size %d", i, b.ID, band.From, band.To, l.BoardSize)
 			}
 		}
+		if b.PromoteCount+b.DemoteCount > l.BoardSize {
+			return nil, fmt.Errorf("tiers[%d] (%s).promote_count+demote_count: %d + %d is more than the board size %d: "+
+				"they would overlap on every board", i, b.ID, b.PromoteCount, b.DemoteCount, l.BoardSize)
+		}
+		if n := max(b.PromoteAtLeast, b.DemoteAtLeast, b.AtLeastFrom); n > l.BoardSize {
+			return nil, fmt.Errorf("tiers[%d] (%s): promote_at_least, demote_at_least and at_least_from (%d) must not pass the board size %d",
+				i, b.ID, n, l.BoardSize)
+		}
 		if b.MinPromoteScore > l.MaxScore {
 			return nil, fmt.Errorf("tiers[%d] (%s).min_promote_score: %d is over max_score %d, so nobody could be promoted",
 				i, b.ID, b.MinPromoteScore, l.MaxScore)
@@ -339,7 +352,9 @@ func (lf leagueFile) build() (*league.League, error) {
 var itemID = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 
 func (tf tierFile) build() (tiers.Tier, error) {
-	t := tiers.Tier{ID: tf.ID, Name: tf.ID, MinPromoteScore: tf.MinPromoteScore, MinRewardScore: tf.MinRewardScore}
+	t := tiers.Tier{ID: tf.ID, Name: tf.ID, MinPromoteScore: tf.MinPromoteScore, MinRewardScore: tf.MinRewardScore,
+		PromoteCount: tf.PromoteCount, DemoteCount: tf.DemoteCount, PromoteAtLeast: tf.PromoteAtLeast,
+		DemoteAtLeast: tf.DemoteAtLeast, AtLeastFrom: tf.AtLeastFrom}
 	if tf.Name != nil {
 		// Init checks the name (league.MaxTierNameLen); an empty one would
 		// pass it as unnamed, though name: "" is more likely a slip.

@@ -57,6 +57,21 @@ func TestParseDefaults(t *testing.T) {
 	}
 }
 
+// TestParseCounts: counts and minimums reach the ladder.
+func TestParseCounts(t *testing.T) {
+	c, err := Parse([]byte(strings.Replace(strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote_count: 10}", 1),
+		"{id: high, demote: 0.2}", "{id: high, demote: 0.1, demote_at_least: 2, at_least_from: 5}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ld := c.Leagues[0].Ladder
+	for _, tt := range []struct{ tier, n, promote, demote int }{{0, 100, 10, 0}, {0, 4, 4, 0}, {1, 100, 0, 10}, {1, 5, 0, 2}, {1, 4, 0, 0}} {
+		if p, d := ld.Counts(tt.tier, tt.n); p != tt.promote || d != tt.demote {
+			t.Errorf("tier %d of %d players: %d up, %d down; want %d, %d", tt.tier, tt.n, p, d, tt.promote, tt.demote)
+		}
+	}
+}
+
 func TestParseRejects(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
@@ -124,6 +139,17 @@ func TestParseRejects(t *testing.T) {
 			`min_reward_score: "abc" is not a number`},
 		{"a number past int64", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, min_promote_score: 99999999999999999999}", 1),
 			"min_promote_score: 99999999999999999999 is out of range"},
+		{"counts overlapping on every board", strings.Replace(strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote_count: 60}", 1),
+			"{id: high, demote: 0.2}", "{id: mid, promote_count: 60, demote_count: 50}\n      - {id: high, demote: 0.2}", 1),
+			"tiers[1] (mid).promote_count+demote_count: 60 + 50 is more than the board size 100"},
+		{"a count and a share", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, promote_count: 3}", 1),
+			"tiers[0] (low).promote_count: 3 with a promote share"},
+		{"a count on the top tier", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, promote_count: 1, demote: 0.2}", 1),
+			"tiers[1] (high).promote: 1 players on the top tier"},
+		{"a minimum past the board", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, promote_at_least: 1, at_least_from: 101}", 1),
+			"at_least_from (101) must not pass the board size 100"},
+		{"a negative count", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote_count: -1}", 1),
+			"tiers[0] (low).promote_count: -1 is outside 0..10000"},
 		{"promote on the top tier", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, promote: 0.1, demote: 0.2}", 1), "tiers[1] (high).promote: 0.1 on the top tier"},
 		{"demote on the bottom tier", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, demote: 0.1}", 1), "tiers[0] (low).demote: 0.1 on the bottom tier"},
 		{"listen without a port", "server: {listen: '8080'}\n" + good, `server.listen: "8080" is not host:port`},

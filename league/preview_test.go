@@ -20,7 +20,29 @@ import (
 // as it said. A settled week is no longer previewed.
 func TestPreviewIsTheSettlement(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
-		f := newFixture(t, b)
+		previewIsTheSettlement(t, newFixture(t, b))
+	})
+}
+
+// TestPreviewIsTheSettlementByCounts: the same with counts and minimums
+// (the top 3, the bottom 2; 10%, at least 1 from 5 players), whose small
+// boards (47 players in boards of 10) move fewer.
+func TestPreviewIsTheSettlementByCounts(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		previewIsTheSettlement(t, newFixture(t, b, func(l *league.League) {
+			ld, err := tiers.NewLadder([]tiers.Tier{
+				{ID: "bronze", Name: "Bronze", PromoteCount: 3, MinPromoteScore: 1, Rewards: l.Ladder.Tier(0).Rewards},
+				{ID: "silver", Name: "Silver", PromoteCount: 2, DemoteCount: 8, Rewards: l.Ladder.Tier(1).Rewards},
+				{ID: "gold", Name: "Gold", Demote: 1000, DemoteAtLeast: 1, AtLeastFrom: 5, Rewards: l.Ladder.Tier(2).Rewards},
+			})
+			testsvc.Must(t, err, "ladder")
+			l.Ladder = ld
+		}))
+	})
+}
+
+func previewIsTheSettlement(t *testing.T, f *fixture) {
+	{
 		rng := rand.New(rand.NewSource(7))
 		play := func() {
 			for i := 0; i < 47; i++ {
@@ -73,7 +95,7 @@ func TestPreviewIsTheSettlement(t *testing.T) {
 		if league.ErrorCode(err) != league.Conflict {
 			t.Fatalf("preview of a settled period: %v, want a conflict", err)
 		}
-	})
+	}
 }
 
 // previewAll reads every page of a preview, limit rows at a time, checking

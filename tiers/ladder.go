@@ -52,6 +52,14 @@ type Tier struct {
 	// Promote and Demote are the shares of each sub-board that move up and
 	// down at settlement.
 	Promote, Demote Ratio
+	// PromoteCount and DemoteCount, instead of a share, move that many
+	// players of each sub-board (the top 10, the bottom 5); Counts says
+	// what a board too small for both does.
+	PromoteCount, DemoteCount int
+	// PromoteAtLeast and DemoteAtLeast raise a share's count to at least
+	// that many on a board of AtLeastFrom players or more ("20%, at least
+	// 1 when the board has 5 or more"; AtLeastFrom 0: any board).
+	PromoteAtLeast, DemoteAtLeast, AtLeastFrom int
 	// MinPromoteScore is the score a player needs to climb: a player in the
 	// promotion zone below it stays.
 	MinPromoteScore int64
@@ -105,11 +113,11 @@ func newLadder(ts []Tier, up, down []int) (*Ladder, error) {
 		if err := t.check(); err != nil {
 			return nil, fmt.Errorf("tiers[%d] (%s).%w", i, t.ID, err)
 		}
-		if up[i] < 0 && t.Promote > 0 {
-			return nil, fmt.Errorf("tiers[%d] (%s).promote: %s on the top tier, which has no tier above it (tiers are lowest first)", i, t.ID, t.Promote)
+		if up[i] < 0 && t.promotes() {
+			return nil, fmt.Errorf("tiers[%d] (%s).promote: %s on the top tier, which has no tier above it (tiers are lowest first)", i, t.ID, t.promoteRule())
 		}
-		if down[i] < 0 && t.Demote > 0 {
-			return nil, fmt.Errorf("tiers[%d] (%s).demote: %s on the bottom tier, which has no tier below it (tiers are lowest first)", i, t.ID, t.Demote)
+		if down[i] < 0 && t.demotes() {
+			return nil, fmt.Errorf("tiers[%d] (%s).demote: %s on the bottom tier, which has no tier below it (tiers are lowest first)", i, t.ID, t.demoteRule())
 		}
 		t.Rewards = append([]Band(nil), t.Rewards...)
 		sort.Slice(t.Rewards, func(a, b int) bool { return t.Rewards[a].From < t.Rewards[b].From })
@@ -128,6 +136,30 @@ func newLadder(ts []Tier, up, down []int) (*Ladder, error) {
 // MaxTiers bounds the ladder; the live engine stores a tier in one byte.
 const MaxTiers = 64
 
+// MaxMoveCount bounds a count of players moved (league.MaxBoardSize).
+const MaxMoveCount = 10000
+
+func (t Tier) promotes() bool { return t.Promote > 0 || t.PromoteCount > 0 }
+func (t Tier) demotes() bool  { return t.Demote > 0 || t.DemoteCount > 0 }
+
+// promoteRule and demoteRule print the rule, for messages.
+func (t Tier) promoteRule() string {
+	return moveRule(t.Promote, t.PromoteCount, t.PromoteAtLeast, t.AtLeastFrom)
+}
+func (t Tier) demoteRule() string {
+	return moveRule(t.Demote, t.DemoteCount, t.DemoteAtLeast, t.AtLeastFrom)
+}
+
+func moveRule(r Ratio, count, atLeast, from int) string {
+	switch {
+	case count > 0:
+		return fmt.Sprintf("%d players", count)
+	case atLeast > 0:
+		return fmt.Sprintf("%s, at least %d from %d players", r, atLeast, max(from, 1))
+	}
+	return r.String()
+}
+
 func (t Tier) check() error {
 	switch {
 	case t.ID == "":
@@ -138,6 +170,30 @@ func (t Tier) check() error {
 		return fmt.Errorf("demote: %s is outside 0..1", t.Demote)
 	case t.Promote+t.Demote > RatioScale:
 		return fmt.Errorf("promote+demote: %s + %s is more than 1", t.Promote, t.Demote)
+	case t.PromoteCount < 0 || t.PromoteCount > MaxMoveCount:
+		return fmt.Errorf("promote_count: %d is outside 0..%d", t.PromoteCount, MaxMoveCount)
+	case t.DemoteCount < 0 || t.DemoteCount > MaxMoveCount:
+		return fmt.Errorf("demote_count: %d is outside 0..%d", t.DemoteCount, MaxMoveCount)
+	case t.PromoteCount > 0 && (t.Promote > 0 || t.PromoteAtLeast > 0):
+		return fmt.Errorf("promote_count: %d with a promote share (%s, at least %d): give one or the other", t.PromoteCount, t.Promote, t.PromoteAtLeast)
+	case t.DemoteCount > 0 && (t.Demote > 0 || t.DemoteAtLeast > 0):
+		return fmt.Errorf("demote_count: %d with a demote share (%s, at least %d): give one or the other", t.DemoteCount, t.Demote, t.DemoteAtLeast)
+	case t.PromoteAtLeast < 0 || t.PromoteAtLeast > MaxMoveCount:
+		return fmt.Errorf("promote_at_least: %d is outside 0..%d", t.PromoteAtLeast, MaxMoveCount)
+	case t.DemoteAtLeast < 0 || t.DemoteAtLeast > MaxMoveCount:
+		return fmt.Errorf("demote_at_least: %d is outside 0..%d", t.DemoteAtLeast, MaxMoveCount)
+	case t.PromoteAtLeast > 0 && t.Promote == 0:
+		return fmt.Errorf("promote_at_least: %d without a promote share: use promote_count", t.PromoteAtLeast)
+	case t.DemoteAtLeast > 0 && t.Demote == 0:
+		return fmt.Errorf("demote_at_least: %d without a demote share: use demote_count", t.DemoteAtLeast)
+	case t.AtLeastFrom < 0 || t.AtLeastFrom > MaxMoveCount:
+		return fmt.Errorf("at_least_from: %d is outside 0..%d", t.AtLeastFrom, MaxMoveCount)
+	case t.AtLeastFrom > 0 && t.PromoteAtLeast == 0 && t.DemoteAtLeast == 0:
+		return fmt.Errorf("at_least_from: %d without promote_at_least or demote_at_least", t.AtLeastFrom)
+	case t.PromoteAtLeast+t.DemoteAtLeast > max(t.AtLeastFrom, 1) && t.PromoteAtLeast > 0 && t.DemoteAtLeast > 0:
+		// on the smallest board the minimums apply to, they would overlap
+		return fmt.Errorf("promote_at_least+demote_at_least: %d + %d is more than the %d players of the smallest board they apply to (at_least_from)",
+			t.PromoteAtLeast, t.DemoteAtLeast, max(t.AtLeastFrom, 1))
 	case t.MinPromoteScore < 0:
 		return fmt.Errorf("min_promote_score: %d is negative", t.MinPromoteScore)
 	case t.MinRewardScore < 0:

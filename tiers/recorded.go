@@ -19,20 +19,26 @@ type ruleTier struct {
 	ID              string `json:"id"`
 	Promote         Ratio  `json:"promote"`
 	Demote          Ratio  `json:"demote"`
+	PromoteCount    int    `json:"promote_count,omitempty"`
+	DemoteCount     int    `json:"demote_count,omitempty"`
+	PromoteAtLeast  int    `json:"promote_at_least,omitempty"`
+	DemoteAtLeast   int    `json:"demote_at_least,omitempty"`
+	AtLeastFrom     int    `json:"at_least_from,omitempty"`
 	MinPromoteScore int64  `json:"min_promote_score,omitempty"`
 	MinRewardScore  int64  `json:"min_reward_score,omitempty"`
 	Rewards         []Band `json:"rewards,omitempty"`
 }
 
-// RulesJSON returns the ladder's rules (ids, ratios, minimum scores and
-// rewards, lowest tier first) as JSON, the same for the same rules. A
-// minimum left at 0 is left out, so rules recorded before it existed keep
-// their fingerprint.
+// RulesJSON returns the ladder's rules (ids, ratios and counts, minimum
+// scores and rewards, lowest tier first) as JSON, the same for the same
+// rules. A field left at 0 is left out, so rules recorded before it existed
+// keep their fingerprint.
 func (l *Ladder) RulesJSON() string {
 	rs := make([]ruleTier, len(l.tiers))
 	for i, t := range l.tiers {
-		rs[i] = ruleTier{ID: t.ID, Promote: t.Promote, Demote: t.Demote, MinPromoteScore: t.MinPromoteScore,
-			MinRewardScore: t.MinRewardScore, Rewards: t.Rewards}
+		rs[i] = ruleTier{ID: t.ID, Promote: t.Promote, Demote: t.Demote, PromoteCount: t.PromoteCount, DemoteCount: t.DemoteCount,
+			PromoteAtLeast: t.PromoteAtLeast, DemoteAtLeast: t.DemoteAtLeast, AtLeastFrom: t.AtLeastFrom,
+			MinPromoteScore: t.MinPromoteScore, MinRewardScore: t.MinRewardScore, Rewards: t.Rewards}
 	}
 	b, _ := json.Marshal(rs) // plain fields: cannot fail
 	return string(b)
@@ -64,7 +70,7 @@ func (l *Ladder) Recorded(rules string) (*Ladder, error) {
 	// neighbour returns l's index of the recorded tier at position k, -1
 	// when there is none, and an error when players would move into a tier
 	// l lacks.
-	neighbour := func(from ruleTier, k int, moves Ratio) (int, error) {
+	neighbour := func(from ruleTier, k int, moves bool) (int, error) {
 		if k < 0 || k >= len(rs) {
 			return -1, nil
 		}
@@ -72,7 +78,7 @@ func (l *Ladder) Recorded(rules string) (*Ladder, error) {
 		switch {
 		case ok:
 			return j, nil
-		case moves == 0:
+		case !moves:
 			return -1, nil
 		}
 		return 0, fmt.Errorf("tiers: the recorded rules move players of %q into %q, a tier this config lacks", from.ID, rs[k].ID)
@@ -87,11 +93,13 @@ func (l *Ladder) Recorded(rules string) (*Ladder, error) {
 		r := rs[k]
 		ts[i].Promote, ts[i].Demote, ts[i].Rewards = r.Promote, r.Demote, r.Rewards
 		ts[i].MinPromoteScore, ts[i].MinRewardScore = r.MinPromoteScore, r.MinRewardScore
+		ts[i].PromoteCount, ts[i].DemoteCount = r.PromoteCount, r.DemoteCount
+		ts[i].PromoteAtLeast, ts[i].DemoteAtLeast, ts[i].AtLeastFrom = r.PromoteAtLeast, r.DemoteAtLeast, r.AtLeastFrom
 		var err error
-		if up[i], err = neighbour(r, k+1, r.Promote); err != nil {
+		if up[i], err = neighbour(r, k+1, r.Promote > 0 || r.PromoteCount > 0); err != nil {
 			return nil, err
 		}
-		if down[i], err = neighbour(r, k-1, r.Demote); err != nil {
+		if down[i], err = neighbour(r, k-1, r.Demote > 0 || r.DemoteCount > 0); err != nil {
 			return nil, err
 		}
 	}

@@ -21,18 +21,38 @@ func (z Zone) String() string {
 }
 
 // Counts returns how many players of a sub-board of n players in tier i are
-// promoted and demoted: each ratio of n rounded down (see Ratio.Of). The top
-// tier never promotes and the bottom tier never demotes, so a one-tier ladder
+// promoted and demoted. A share is a ratio of n rounded down (see
+// Ratio.Of), raised to its minimum (PromoteAtLeast) on a board of
+// AtLeastFrom players or more; a count (PromoteCount) moves that many, or
+// the whole board when smaller. A board too small for both moves its
+// promotions first and demotes only from the players left: the top 10 and
+// bottom 5 of a board of 12 are 10 promoted and 2 demoted. The top tier
+// never promotes and the bottom tier never demotes, so a one-tier ladder
 // moves nobody.
 func (l *Ladder) Counts(i, n int) (promote, demote int) {
+	if n <= 0 {
+		return 0, 0
+	}
 	t := l.tiers[i]
 	if l.up[i] >= 0 {
-		promote = t.Promote.Of(n)
+		promote = moves(t.Promote, t.PromoteCount, t.PromoteAtLeast, t.AtLeastFrom, n)
 	}
 	if l.down[i] >= 0 {
-		demote = t.Demote.Of(n)
+		demote = min(moves(t.Demote, t.DemoteCount, t.DemoteAtLeast, t.AtLeastFrom, n), n-promote)
 	}
 	return promote, demote
+}
+
+// moves is how many of n players one rule moves.
+func moves(r Ratio, count, atLeast, from, n int) int {
+	if count > 0 {
+		return min(count, n)
+	}
+	m := r.Of(n)
+	if atLeast > 0 && n >= max(from, 1) {
+		m = max(m, min(atLeast, n))
+	}
+	return m
 }
 
 // Zone returns the zone of the 1-based rank on a sub-board of n players in

@@ -50,6 +50,49 @@ func TestCounts(t *testing.T) {
 	}
 }
 
+// TestCountsByCountAndMinimum: counts move that many (the whole board when
+// smaller, promotions first, demotions from the players left); a minimum
+// raises a share's count on boards of at_least_from players or more.
+func TestCountsByCountAndMinimum(t *testing.T) {
+	l, err := NewLadder([]Tier{
+		{ID: "bronze", PromoteCount: 10},
+		{ID: "silver", PromoteCount: 10, DemoteCount: 5},
+		{ID: "gold", Promote: 2000, PromoteAtLeast: 1, Demote: 1000, DemoteAtLeast: 1, AtLeastFrom: 5},
+		{ID: "master", Demote: 2000, DemoteAtLeast: 2},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		tier, n, promote, demote int
+	}{
+		{0, 100, 10, 0}, {0, 30, 10, 0}, {0, 7, 7, 0}, {0, 0, 0, 0},
+		{1, 100, 10, 5}, {1, 15, 10, 5}, {1, 12, 10, 2}, {1, 10, 10, 0}, {1, 3, 3, 0},
+		{2, 100, 20, 10}, {2, 9, 1, 1}, {2, 5, 1, 1}, {2, 4, 0, 0}, {2, 1, 0, 0},
+		{3, 100, 0, 20}, {3, 5, 0, 2}, {3, 1, 0, 1},
+	}
+	for _, tt := range tests {
+		p, d := l.Counts(tt.tier, tt.n)
+		if p != tt.promote || d != tt.demote {
+			t.Errorf("%s, %d players: got %d promoted, %d demoted; want %d, %d", l.Tier(tt.tier).ID, tt.n, p, d, tt.promote, tt.demote)
+		}
+		if p+d > tt.n {
+			t.Errorf("%s, %d players: %d + %d move more than the board", l.Tier(tt.tier).ID, tt.n, p, d)
+		}
+	}
+	// the rules survive recording: a period decided under them is decided
+	// the same by a process that rebuilds them
+	rec, err := l.Recorded(l.RulesJSON())
+	if err != nil || rec.Fingerprint() != l.Fingerprint() {
+		t.Fatalf("recorded rules: %v, fingerprint %s, want %s", err, rec.Fingerprint(), l.Fingerprint())
+	}
+	for _, tt := range tests {
+		if p, d := rec.Counts(tt.tier, tt.n); p != tt.promote || d != tt.demote {
+			t.Errorf("recorded %s, %d players: got %d, %d", l.Tier(tt.tier).ID, tt.n, p, d)
+		}
+	}
+}
+
 func TestZoneAndNext(t *testing.T) {
 	l := threeTiers(t)
 	tests := []struct {
@@ -191,6 +234,14 @@ func TestNewLadderRejects(t *testing.T) {
 		{"zero quantity", []Tier{{ID: "a", Rewards: []Band{{1, 1, []Item{{"g", 0}}}}}}},
 		{"quantity past 2^53-1", []Tier{{ID: "a", Rewards: []Band{{1, 1, []Item{{"g", MaxQty + 1}}}}}}},
 		{"negative min score", []Tier{{ID: "a", MinPromoteScore: -1}}},
+		{"a count with a share", []Tier{{ID: "a", Promote: 2000, PromoteCount: 3}, {ID: "b"}}},
+		{"a minimum without a share", []Tier{{ID: "a", PromoteAtLeast: 1}, {ID: "b"}}},
+		{"at_least_from alone", []Tier{{ID: "a", AtLeastFrom: 5}, {ID: "b"}}},
+		{"minimums overlapping on their smallest board", []Tier{{ID: "a"},
+			{ID: "b", Promote: 2000, PromoteAtLeast: 2, Demote: 2000, DemoteAtLeast: 2, AtLeastFrom: 3}, {ID: "c"}}},
+		{"a count on the top tier", []Tier{{ID: "a"}, {ID: "b", PromoteCount: 1}}},
+		{"a count on the bottom tier", []Tier{{ID: "a", DemoteCount: 1}, {ID: "b"}}},
+		{"a count past the largest board", []Tier{{ID: "a", PromoteCount: MaxMoveCount + 1}, {ID: "b"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
