@@ -52,3 +52,8 @@ func placement(n, size int) (board, slot int) {
 	board = (n + size - 1) / size // ceil(n/size)
 	return board, n - (board-1)*size
 }
+
+// BoardOf returns the sub-board number and 1-based slot of the n-th join
+// of a tier in a period, on boards of size players: what join.lua's HINCRBY
+// decides (for tools that model placement, such as the season simulator).
+func BoardOf(n, size int) (board, slot int) { return placement(n, size) }

@@ -50,6 +50,8 @@ commands:
   import         import a leaderboard's catalog (REDIS_URL): -leaderboard L -file members.csv|members.json
   limits         show rate-limit counters (REDIS_URL): -leaderboard L [-actor A] [-member M] [-channel C] [-terminal T],
                  or a league's: -league L [-player ID] [-key NAME]
+  simulate       play seasons of a league's rules on made-up players (config only): [-league L] [-players N]
+                 [-periods K] [-seed S] [-svg FILE]
   held           list a league's held score writes (REDIS_URL): -league L [-period P]; decide one: -approve ID | -reject ID
   version        print the build (module version, VCS revision, Go)
 `
@@ -106,6 +108,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return importCatalog(ctx, rest, out)
 	case "limits":
 		return limits(ctx, rest, out)
+	case "simulate":
+		return simulate(ctx, rest, out)
 	case "held":
 		return held(ctx, rest, out)
 	case "version", "-version", "--version":

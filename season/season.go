@@ -1,0 +1,208 @@
+// Package season simulates a league's seasons on made-up players, with the
+// league's own rules: placement in sub-boards by join order
+// (league.BoardOf, as join.lua), ranking by score then join order, and
+// outcomes and rewards by the ladder (tiers.Ladder.Settle, as settlement),
+// absence decay included (tiers.Ladder.AfterAbsence). Designers see where
+// a ladder piles up, and how many boards run thin, before players do.
+package season
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+// Model is how the simulated players behave.
+//
+// Each player has a skill, drawn once from a normal distribution (mean 0,
+// standard deviation 1), and an activity: the chance they play a given
+// period. Activities come from three kinds of player, in the shares
+// Regulars and Casuals (the rest are Rare): a regular plays 90% of
+// periods, a casual 50%, a rare player 15%. A player who plays joins at a
+// random moment of the period (so join order is random) and scores
+// round(Scale * e^(0.6 skill + 0.4 noise)), noise drawn afresh each period
+// from a standard normal; a share Idle of those who join never score (0),
+// which min_promote_score and min_reward_score act on.
+type Model struct {
+	Players  int
+	Periods  int
+	Seed     uint64
+	Regulars float64 // share of players who play 90% of periods (default 0.4)
+	Casuals  float64 // share who play 50% (default 0.4); the rest play 15%
+	Idle     float64 // share of joiners who never score (default 0.05)
+	Scale    float64 // the median score of a player of average skill (default 100)
+}
+
+// Defaults fills the shares and scale left at zero.
+func (m *Model) Defaults() {
+	if m.Regulars == 0 && m.Casuals == 0 {
+		m.Regulars, m.Casuals = 0.4, 0.4
+	}
+	if m.Idle == 0 {
+		m.Idle = 0.05
+	}
+	if m.Scale == 0 {
+		m.Scale = 100
+	}
+}
+
+func (m Model) check() error {
+	switch {
+	case m.Players < 1 || m.Players > 10_000_000:
+		return fmt.Errorf("players: %d is outside 1..10000000", m.Players)
+	case m.Periods < 1 || m.Periods > 1000:
+		return fmt.Errorf("periods: %d is outside 1..1000", m.Periods)
+	case m.Regulars < 0 || m.Casuals < 0 || m.Regulars+m.Casuals > 1:
+		return fmt.Errorf("regulars + casuals: %v + %v is not a share of 0..1", m.Regulars, m.Casuals)
+	case m.Idle < 0 || m.Idle > 1:
+		return fmt.Errorf("idle: %v is outside 0..1", m.Idle)
+	case m.Scale <= 0 || m.Scale > 1e12:
+		return fmt.Errorf("scale: %v is outside (0, 1e12]", m.Scale)
+	}
+	return nil
+}
+
+// Period is what one simulated period did.
+type Period struct {
+	N          int     // 1-based
+	Played     int     // players who joined
+	Joined     []int   // of them, per tier (after decay)
+	Population []int   // players per tier at the period's end (settled), lowest first
+	Promoted   []int   // per tier the players promoted from it
+	Demoted    []int   // per tier the players demoted from it
+	Decayed    int     // players who dropped tiers for absence when they came back
+	Boards     int     // sub-boards with players
+	Thin       int     // of them, boards of fewer than half the board size
+	Rewards    []int64 // per tier the reward items paid (quantities summed)
+	Rewarded   int     // players rewarded
+}
+
+type player struct {
+	skill    float64
+	activity float64
+	tier     int // the tier they play next
+	absent   int // whole periods sat out since they last played
+	played   bool
+}
+
+// Run plays m.Periods periods of league l's rules on m.Players players, all
+// starting in l's entry tier. The same model (seed included) gives the
+// same report.
+func Run(l *league.League, m Model) ([]Period, error) {
+	m.Defaults()
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	ld := l.Ladder
+	entry, _ := ld.Index(l.EntryTier)
+	r := rand.New(rand.NewPCG(m.Seed, 0x5ea5))
+	ps := make([]player, m.Players)
+	for i := range ps {
+		act := 0.15
+		switch u := r.Float64(); {
+		case u < m.Regulars:
+			act = 0.9
+		case u < m.Regulars+m.Casuals:
+			act = 0.5
+		}
+		ps[i] = player{skill: r.NormFloat64(), activity: act, tier: entry}
+	}
+	out := make([]Period, 0, m.Periods)
+	order := make([]int, 0, m.Players)
+	scores := make([]int64, m.Players)
+	byTier := make([][]int, ld.Len())
+	for q := 1; q <= m.Periods; q++ {
+		p := Period{N: q, Population: make([]int, ld.Len()), Joined: make([]int, ld.Len()), Promoted: make([]int, ld.Len()),
+			Demoted: make([]int, ld.Len()), Rewards: make([]int64, ld.Len())}
+		// who plays, in the order they join
+		order = order[:0]
+		for i := range ps {
+			if r.Float64() < ps[i].activity {
+				order = append(order, i)
+			} else if ps[i].played {
+				ps[i].absent++
+			}
+		}
+		r.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for t := range byTier {
+			byTier[t] = byTier[t][:0]
+		}
+		for _, i := range order {
+			pl := &ps[i]
+			if pl.played {
+				if t := ld.AfterAbsence(pl.tier, pl.absent, l.DecayAfter); t != pl.tier {
+					pl.tier = t
+					p.Decayed++
+				}
+			}
+			pl.played, pl.absent = true, 0
+			byTier[pl.tier] = append(byTier[pl.tier], i)
+			scores[i] = 0
+			if r.Float64() >= m.Idle {
+				scores[i] = int64(math.Round(m.Scale * math.Exp(0.6*pl.skill+0.4*r.NormFloat64())))
+			}
+		}
+		p.Played = len(order)
+		for t, joined := range byTier {
+			p.Joined[t] = len(joined)
+		}
+		for t, joined := range byTier {
+			// the n-th join of the tier sits on board BoardOf(n): boards
+			// are runs of BoardSize joins
+			for from := 0; from < len(joined); {
+				board, _ := league.BoardOf(from+1, l.BoardSize)
+				to := from
+				for to < len(joined) {
+					if b, _ := league.BoardOf(to+1, l.BoardSize); b != board {
+						break
+					}
+					to++
+				}
+				settleBoard(ld, t, joined[from:to], scores, ps, &p, l.BoardSize)
+				from = to
+			}
+		}
+		for i := range ps {
+			if ps[i].played {
+				p.Population[ps[i].tier]++
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// settleBoard ranks one board (score, then join order: members are in join
+// order) and applies the ladder's outcomes.
+func settleBoard(ld *tiers.Ladder, t int, members []int, scores []int64, ps []player, p *Period, size int) {
+	ranked := slices.Clone(members)
+	sort.SliceStable(ranked, func(a, b int) bool { return scores[ranked[a]] > scores[ranked[b]] })
+	standings := make([]tiers.Standing, len(ranked))
+	for k, i := range ranked {
+		standings[k] = tiers.Standing{Player: "", Rank: k + 1, Score: scores[i]}
+	}
+	p.Boards++
+	if 2*len(members) < size {
+		p.Thin++
+	}
+	for k, o := range ld.Settle(t, standings) {
+		switch o.Zone {
+		case tiers.Promote:
+			p.Promoted[t]++
+		case tiers.Demote:
+			p.Demoted[t]++
+		}
+		ps[ranked[k]].tier = o.TierAfter
+		if len(o.Rewards) > 0 {
+			p.Rewarded++
+			for _, it := range o.Rewards {
+				p.Rewards[t] += it.Qty
+			}
+		}
+	}
+}
