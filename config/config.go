@@ -114,6 +114,8 @@ type tierFile struct {
 	PromoteAtLeast  int        `yaml:"promote_at_least"`
 	DemoteAtLeast   int        `yaml:"demote_at_least"`
 	AtLeastFrom     int        `yaml:"at_least_from"`
+	JumpTop         int        `yaml:"jump_top"`
+	JumpTiers       int        `yaml:"jump_tiers"`
 	MinPromoteScore int64      `yaml:"min_promote_score"`
 	MinRewardScore  int64      `yaml:"min_reward_score"`
 	Rewards         []bandFile `yaml:"rewards"`
@@ -354,7 +356,7 @@ var itemID = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 func (tf tierFile) build() (tiers.Tier, error) {
 	t := tiers.Tier{ID: tf.ID, Name: tf.ID, MinPromoteScore: tf.MinPromoteScore, MinRewardScore: tf.MinRewardScore,
 		PromoteCount: tf.PromoteCount, DemoteCount: tf.DemoteCount, PromoteAtLeast: tf.PromoteAtLeast,
-		DemoteAtLeast: tf.DemoteAtLeast, AtLeastFrom: tf.AtLeastFrom}
+		DemoteAtLeast: tf.DemoteAtLeast, AtLeastFrom: tf.AtLeastFrom, JumpTop: tf.JumpTop, JumpBy: tf.JumpTiers}
 	if tf.Name != nil {
 		// Init checks the name (league.MaxTierNameLen); an empty one would
 		// pass it as unnamed, though name: "" is more likely a slip.

@@ -148,6 +148,8 @@ func TestParseRejects(t *testing.T) {
 			"tiers[1] (high).promote: 1 players on the top tier"},
 		{"a minimum past the board", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, promote_at_least: 1, at_least_from: 101}", 1),
 			"at_least_from (101) must not pass the board size 100"},
+		{"a jump past the top tier", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, jump_top: 1, jump_tiers: 2}", 1),
+			"tiers[0] (low).jump_tiers: 2 tiers up from low is past the top tier"},
 		{"a negative count", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote_count: -1}", 1),
 			"tiers[0] (low).promote_count: -1 is outside 0..10000"},
 		{"promote on the top tier", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, promote: 0.1, demote: 0.2}", 1), "tiers[1] (high).promote: 0.1 on the top tier"},

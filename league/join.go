@@ -219,7 +219,7 @@ func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, pl
 		// settled and not moved: stayed
 	case look.rank > 0:
 		z := ladder.Zone(played, look.rank, look.size, look.score)
-		tier = ladder.Next(played, z)
+		tier = ladder.Next(played, z, look.rank)
 		if items := ladder.Rewards(played, look.rank, look.score); items != nil {
 			reward = &Reward{Earned: rec.startTime(), Tier: ladder.Tier(played).ID, Rank: look.rank, Items: items}
 		}

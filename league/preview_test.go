@@ -26,22 +26,34 @@ func TestPreviewIsTheSettlement(t *testing.T) {
 
 // TestPreviewIsTheSettlementByCounts: the same with counts and minimums
 // (the top 3, the bottom 2; 10%, at least 1 from 5 players), whose small
-// boards (47 players in boards of 10) move fewer.
+// boards (47 players in boards of 10) move fewer, and a jump (bronze's
+// rank 1 rises to gold).
 func TestPreviewIsTheSettlementByCounts(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
-		previewIsTheSettlement(t, newFixture(t, b, func(l *league.League) {
+		rows := previewIsTheSettlement(t, newFixture(t, b, func(l *league.League) {
 			ld, err := tiers.NewLadder([]tiers.Tier{
-				{ID: "bronze", Name: "Bronze", PromoteCount: 3, MinPromoteScore: 1, Rewards: l.Ladder.Tier(0).Rewards},
+				{ID: "bronze", Name: "Bronze", PromoteCount: 3, JumpTop: 1, JumpBy: 2, MinPromoteScore: 1, Rewards: l.Ladder.Tier(0).Rewards},
 				{ID: "silver", Name: "Silver", PromoteCount: 2, DemoteCount: 8, Rewards: l.Ladder.Tier(1).Rewards},
 				{ID: "gold", Name: "Gold", Demote: 1000, DemoteAtLeast: 1, AtLeastFrom: 5, Rewards: l.Ladder.Tier(2).Rewards},
 			})
 			testsvc.Must(t, err, "ladder")
 			l.Ladder = ld
 		}))
+		jumps := 0
+		for _, r := range rows {
+			if r.From == "bronze" && r.To == "gold" {
+				jumps++
+			}
+		}
+		if jumps == 0 {
+			t.Fatal("no bronze player jumped to gold")
+		}
 	})
 }
 
-func previewIsTheSettlement(t *testing.T, f *fixture) {
+// previewIsTheSettlement checks the second week's preview against its
+// settlement and returns the preview's rows.
+func previewIsTheSettlement(t *testing.T, f *fixture) []league.PreviewRow {
 	{
 		rng := rand.New(rand.NewSource(7))
 		play := func() {
@@ -95,6 +107,7 @@ func previewIsTheSettlement(t *testing.T, f *fixture) {
 		if league.ErrorCode(err) != league.Conflict {
 			t.Fatalf("preview of a settled period: %v, want a conflict", err)
 		}
+		return final.Rows
 	}
 }
 

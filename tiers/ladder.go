@@ -60,6 +60,9 @@ type Tier struct {
 	// that many on a board of AtLeastFrom players or more ("20%, at least
 	// 1 when the board has 5 or more"; AtLeastFrom 0: any board).
 	PromoteAtLeast, DemoteAtLeast, AtLeastFrom int
+	// JumpTop and JumpBy: the first JumpTop ranks of a board's promotion
+	// zone rise JumpBy tiers (2 or more) instead of one.
+	JumpTop, JumpBy int
 	// MinPromoteScore is the score a player needs to climb: a player in the
 	// promotion zone below it stays.
 	MinPromoteScore int64
@@ -115,6 +118,15 @@ func newLadder(ts []Tier, up, down []int) (*Ladder, error) {
 		}
 		if up[i] < 0 && t.promotes() {
 			return nil, fmt.Errorf("tiers[%d] (%s).promote: %s on the top tier, which has no tier above it (tiers are lowest first)", i, t.ID, t.promoteRule())
+		}
+		if t.JumpTop > 0 {
+			to := i
+			for k := 0; k < t.JumpBy && to >= 0; k++ {
+				to = up[to]
+			}
+			if to < 0 {
+				return nil, fmt.Errorf("tiers[%d] (%s).jump_tiers: %d tiers up from %s is past the top tier", i, t.ID, t.JumpBy, t.ID)
+			}
 		}
 		if down[i] < 0 && t.demotes() {
 			return nil, fmt.Errorf("tiers[%d] (%s).demote: %s on the bottom tier, which has no tier below it (tiers are lowest first)", i, t.ID, t.demoteRule())
@@ -186,6 +198,14 @@ func (t Tier) check() error {
 		return fmt.Errorf("promote_at_least: %d without a promote share: use promote_count", t.PromoteAtLeast)
 	case t.DemoteAtLeast > 0 && t.Demote == 0:
 		return fmt.Errorf("demote_at_least: %d without a demote share: use demote_count", t.DemoteAtLeast)
+	case t.JumpTop < 0 || t.JumpTop > MaxMoveCount:
+		return fmt.Errorf("jump_top: %d is outside 0..%d", t.JumpTop, MaxMoveCount)
+	case t.JumpTop > 0 && !t.promotes():
+		return fmt.Errorf("jump_top: %d on a tier that promotes nobody", t.JumpTop)
+	case t.JumpTop > 0 && t.JumpBy < 2:
+		return fmt.Errorf("jump_tiers: %d with jump_top %d: a jump rises 2 tiers or more (1 is a promotion)", t.JumpBy, t.JumpTop)
+	case t.JumpTop == 0 && t.JumpBy != 0:
+		return fmt.Errorf("jump_tiers: %d without jump_top", t.JumpBy)
 	case t.AtLeastFrom < 0 || t.AtLeastFrom > MaxMoveCount:
 		return fmt.Errorf("at_least_from: %d is outside 0..%d", t.AtLeastFrom, MaxMoveCount)
 	case t.AtLeastFrom > 0 && t.PromoteAtLeast == 0 && t.DemoteAtLeast == 0:

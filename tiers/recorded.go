@@ -24,6 +24,8 @@ type ruleTier struct {
 	PromoteAtLeast  int    `json:"promote_at_least,omitempty"`
 	DemoteAtLeast   int    `json:"demote_at_least,omitempty"`
 	AtLeastFrom     int    `json:"at_least_from,omitempty"`
+	JumpTop         int    `json:"jump_top,omitempty"`
+	JumpBy          int    `json:"jump_tiers,omitempty"`
 	MinPromoteScore int64  `json:"min_promote_score,omitempty"`
 	MinRewardScore  int64  `json:"min_reward_score,omitempty"`
 	Rewards         []Band `json:"rewards,omitempty"`
@@ -38,7 +40,7 @@ func (l *Ladder) RulesJSON() string {
 	for i, t := range l.tiers {
 		rs[i] = ruleTier{ID: t.ID, Promote: t.Promote, Demote: t.Demote, PromoteCount: t.PromoteCount, DemoteCount: t.DemoteCount,
 			PromoteAtLeast: t.PromoteAtLeast, DemoteAtLeast: t.DemoteAtLeast, AtLeastFrom: t.AtLeastFrom,
-			MinPromoteScore: t.MinPromoteScore, MinRewardScore: t.MinRewardScore, Rewards: t.Rewards}
+			JumpTop: t.JumpTop, JumpBy: t.JumpBy, MinPromoteScore: t.MinPromoteScore, MinRewardScore: t.MinRewardScore, Rewards: t.Rewards}
 	}
 	b, _ := json.Marshal(rs) // plain fields: cannot fail
 	return string(b)
@@ -95,6 +97,7 @@ func (l *Ladder) Recorded(rules string) (*Ladder, error) {
 		ts[i].MinPromoteScore, ts[i].MinRewardScore = r.MinPromoteScore, r.MinRewardScore
 		ts[i].PromoteCount, ts[i].DemoteCount = r.PromoteCount, r.DemoteCount
 		ts[i].PromoteAtLeast, ts[i].DemoteAtLeast, ts[i].AtLeastFrom = r.PromoteAtLeast, r.DemoteAtLeast, r.AtLeastFrom
+		ts[i].JumpTop, ts[i].JumpBy = r.JumpTop, r.JumpBy
 		var err error
 		if up[i], err = neighbour(r, k+1, r.Promote > 0 || r.PromoteCount > 0); err != nil {
 			return nil, err

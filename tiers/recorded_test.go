@@ -49,7 +49,7 @@ func TestRecordedOnOtherTiers(t *testing.T) {
 		z    Zone
 		to   int
 	}{{0, Promote, 2}, {2, Demote, 0}, {1, Promote, 2}, {1, Demote, 0}} {
-		if got := rec.Next(m.from, m.z); got != m.to {
+		if got := rec.Next(m.from, m.z, 1); got != m.to {
 			t.Errorf("recorded before silver: %s from %s goes to %s, want %s",
 				m.z, rec.Tier(m.from).ID, rec.Tier(got).ID, rec.Tier(m.to).ID)
 		}
@@ -64,7 +64,7 @@ func TestRecordedOnOtherTiers(t *testing.T) {
 	// leading into it, is no obstacle.
 	quiet := l.Tiers()
 	quiet[0].Promote, quiet[2].Demote = 0, 0
-	if rec, err := short.Recorded(mustLadder(t, quiet...).RulesJSON()); err != nil || rec.Next(0, Promote) != 0 {
+	if rec, err := short.Recorded(mustLadder(t, quiet...).RulesJSON()); err != nil || rec.Next(0, Promote, 1) != 0 {
 		t.Errorf("rules moving nobody into the missing tier: %v", err)
 	}
 	// Recorded with a tier above gold that the config dropped: gold would
@@ -79,9 +79,9 @@ func TestRecordedOnOtherTiers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Next(2, Promote) != 0 || rec.Next(0, Promote) != 1 || rec.Next(0, Demote) != 2 || rec.Next(1, Demote) != 0 {
+	if rec.Next(2, Promote, 1) != 0 || rec.Next(0, Promote, 1) != 1 || rec.Next(0, Demote, 1) != 2 || rec.Next(1, Demote, 1) != 0 {
 		t.Errorf("reordered rules: gold promotes to %d, bronze promotes to %d and demotes to %d, silver demotes to %d",
-			rec.Next(2, Promote), rec.Next(0, Promote), rec.Next(0, Demote), rec.Next(1, Demote))
+			rec.Next(2, Promote, 1), rec.Next(0, Promote, 1), rec.Next(0, Demote, 1), rec.Next(1, Demote, 1))
 	}
 	if _, err := l.Recorded("{"); err == nil {
 		t.Errorf("broken JSON accepted")

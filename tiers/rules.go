@@ -72,12 +72,19 @@ func (l *Ladder) Zone(i, rank, n int, score int64) Zone {
 	}
 }
 
-// Next returns the tier index a player moves to from tier i given their
-// zone: the tier above or below, in the order of the rules (see Recorded).
-func (l *Ladder) Next(i int, z Zone) int {
+// Next returns the tier index a player of rank moves to from tier i given
+// their zone: the tier above or below, in the order of the rules (see
+// Recorded), or JumpBy tiers above for the first JumpTop ranks promoted.
+func (l *Ladder) Next(i int, z Zone, rank int) int {
 	switch {
 	case z == Promote && l.up[i] >= 0:
-		return l.up[i]
+		to := l.up[i]
+		if t := l.tiers[i]; rank <= t.JumpTop {
+			for k := 1; k < t.JumpBy; k++ { // NewLadder checked the tiers are there
+				to = l.up[to]
+			}
+		}
+		return to
 	case z == Demote && l.down[i] >= 0:
 		return l.down[i]
 	default:
@@ -141,7 +148,7 @@ func (l *Ladder) Settle(i int, board []Standing) []Outcome {
 		z := l.Zone(i, s.Rank, n, s.Score)
 		out[k] = Outcome{
 			Player: s.Player, Rank: s.Rank, Score: s.Score, Zone: z,
-			TierBefore: i, TierAfter: l.Next(i, z), Rewards: l.Rewards(i, s.Rank, s.Score),
+			TierBefore: i, TierAfter: l.Next(i, z, s.Rank), Rewards: l.Rewards(i, s.Rank, s.Score),
 		}
 	}
 	return out

@@ -93,6 +93,38 @@ func TestCountsByCountAndMinimum(t *testing.T) {
 	}
 }
 
+// TestJumps: the first jump_top ranks of the promotion zone rise
+// jump_tiers tiers; the rest of the zone one; a rank kept out of the zone
+// by min_promote_score does not jump. Settle and recorded rules agree.
+func TestJumps(t *testing.T) {
+	l, err := NewLadder([]Tier{
+		{ID: "bronze", Promote: 3000, JumpTop: 2, JumpBy: 3, MinPromoteScore: 5},
+		{ID: "silver", Promote: 2000},
+		{ID: "gold", Promote: 1000},
+		{ID: "diamond"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	board := []Standing{{"a", 1, 50}, {"b", 2, 40}, {"c", 3, 30}, {"d", 4, 3}, {"e", 5, 2}, {"f", 6, 1}, {"g", 7, 0},
+		{"h", 8, 0}, {"i", 9, 0}, {"j", 10, 0}}
+	want := []int{3, 3, 1, 0, 0, 0, 0, 0, 0, 0} // d is in the zone by rank, under min_promote_score
+	rec, err := l.Recorded(l.RulesJSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ld := range []*Ladder{l, rec} {
+		for k, o := range ld.Settle(0, board) {
+			if o.TierAfter != want[k] {
+				t.Errorf("rank %d: to %s, want %s", o.Rank, ld.Tier(o.TierAfter).ID, ld.Tier(want[k]).ID)
+			}
+		}
+	}
+	if got := l.Next(1, Promote, 1); got != 2 {
+		t.Errorf("silver rank 1 promoted (no jump there): to %d, want 2", got)
+	}
+}
+
 func TestZoneAndNext(t *testing.T) {
 	l := threeTiers(t)
 	tests := []struct {
@@ -119,7 +151,7 @@ func TestZoneAndNext(t *testing.T) {
 			if z != tt.want {
 				t.Errorf("Zone = %v, want %v", z, tt.want)
 			}
-			if got := l.Next(tt.tier, z); got != tt.wantNext {
+			if got := l.Next(tt.tier, z, tt.rank); got != tt.wantNext {
 				t.Errorf("Next = %d, want %d", got, tt.wantNext)
 			}
 		})
@@ -241,6 +273,10 @@ func TestNewLadderRejects(t *testing.T) {
 			{ID: "b", Promote: 2000, PromoteAtLeast: 2, Demote: 2000, DemoteAtLeast: 2, AtLeastFrom: 3}, {ID: "c"}}},
 		{"a count on the top tier", []Tier{{ID: "a"}, {ID: "b", PromoteCount: 1}}},
 		{"a count on the bottom tier", []Tier{{ID: "a", DemoteCount: 1}, {ID: "b"}}},
+		{"a jump past the top tier", []Tier{{ID: "a"}, {ID: "b", Promote: 2000, JumpTop: 1, JumpBy: 2}, {ID: "c"}}},
+		{"a jump of one tier", []Tier{{ID: "a", Promote: 2000, JumpTop: 1, JumpBy: 1}, {ID: "b"}, {ID: "c"}}},
+		{"a jump on a tier that promotes nobody", []Tier{{ID: "a", Demote: 2000, JumpTop: 1, JumpBy: 2}, {ID: "b"}, {ID: "c"}}},
+		{"jump_tiers without jump_top", []Tier{{ID: "a", Promote: 2000, JumpBy: 2}, {ID: "b"}, {ID: "c"}}},
 		{"a count past the largest board", []Tier{{ID: "a", PromoteCount: MaxMoveCount + 1}, {ID: "b"}}},
 	}
 	for _, tt := range tests {

@@ -248,7 +248,7 @@ func expectedOutcomes(ladder *tiers.Ladder, js []joined, score func(int) int64) 
 		tier, _ := ladder.Index(js[members[0]].Tier)
 		for r, i := range members {
 			z := ladder.Zone(tier, r+1, len(members), score(i))
-			out[player(i)] = expected{ladder.Tier(ladder.Next(tier, z)).ID, ladder.Rewards(tier, r+1, score(i))}
+			out[player(i)] = expected{ladder.Tier(ladder.Next(tier, z, r+1)).ID, ladder.Rewards(tier, r+1, score(i))}
 		}
 	}
 	return out
