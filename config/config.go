@@ -102,6 +102,7 @@ type leagueFile struct {
 	DecayAfter        int              `yaml:"decay_after"`
 	Buckets           *int             `yaml:"buckets"`
 	Tiers             []tierFile       `yaml:"tiers"`
+	Overrides         []overrideFile   `yaml:"overrides"`
 }
 
 type tierFile struct {
@@ -322,7 +323,18 @@ func (lf leagueFile) build() (*league.League, error) {
 			return nil, err
 		}
 	}
+	if l.Overrides, err = lf.overrides(ladder); err != nil {
+		return nil, err
+	}
 	if err := l.Init(); err != nil {
+		return nil, err
+	}
+	for i, o := range l.Overrides {
+		if err := checkMoves(fmt.Sprintf("overrides[%d].", i), o.Ladder.Tiers(), l.BoardSize); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkMoves("", ts, l.BoardSize); err != nil {
 		return nil, err
 	}
 	for i, b := range ts {
@@ -330,14 +342,6 @@ func (lf leagueFile) build() (*league.League, error) {
 			if band.To > l.BoardSize {
 				return nil, fmt.Errorf("tiers[%d] (%s).rewards: ranks %d-%d go past the board size %d", i, b.ID, band.From, band.To, l.BoardSize)
 			}
-		}
-		if b.PromoteCount+b.DemoteCount > l.BoardSize {
-			return nil, fmt.Errorf("tiers[%d] (%s).promote_count+demote_count: %d + %d is more than the board size %d: "+
-				"they would overlap on every board", i, b.ID, b.PromoteCount, b.DemoteCount, l.BoardSize)
-		}
-		if n := max(b.PromoteAtLeast, b.DemoteAtLeast, b.AtLeastFrom); n > l.BoardSize {
-			return nil, fmt.Errorf("tiers[%d] (%s): promote_at_least, demote_at_least and at_least_from (%d) must not pass the board size %d",
-				i, b.ID, n, l.BoardSize)
 		}
 		if b.MinPromoteScore > l.MaxScore {
 			return nil, fmt.Errorf("tiers[%d] (%s).min_promote_score: %d is over max_score %d, so nobody could be promoted",

@@ -72,6 +72,25 @@ func TestParseCounts(t *testing.T) {
 	}
 }
 
+// TestParseOverrides: an override's tiers take the moves given for its
+// period; the others, and the other fields, stay.
+func TestParseOverrides(t *testing.T) {
+	c, err := Parse([]byte(good + "    overrides:\n      - period: 20261228T000000Z\n        tiers: [{id: low, promote_count: 1}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.Leagues[0]
+	if len(l.Overrides) != 1 || l.Overrides[0].Period.Format("2006-01-02") != "2026-12-28" {
+		t.Fatalf("overrides %+v", l.Overrides)
+	}
+	if p, _ := l.Overrides[0].Ladder.Counts(0, 100); p != 1 {
+		t.Fatalf("the override promotes %d of 100 low players, want 1", p)
+	}
+	if p, _ := l.Ladder.Counts(0, 100); p != 20 {
+		t.Fatalf("the league's own rules promote %d, want 20", p)
+	}
+}
+
 func TestParseRejects(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
@@ -150,6 +169,11 @@ func TestParseRejects(t *testing.T) {
 			"at_least_from (101) must not pass the board size 100"},
 		{"a jump past the top tier", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, jump_top: 1, jump_tiers: 2}", 1),
 			"tiers[0] (low).jump_tiers: 2 tiers up from low is past the top tier"},
+		{"an override of no period's start", good + "    overrides:\n      - period: 20261229T000000Z\n        tiers: [{id: low, promote_count: 1}]\n", "overrides[0].period: no period of"},
+		{"an override of an unknown tier", good + "    overrides:\n      - period: 20261228T000000Z\n        tiers: [{id: mid, promote_count: 1}]\n", `overrides[0].tiers[0].id: "mid" is not one of the league's tiers`},
+		{"an override of rewards", good + "    overrides:\n      - period: 20261228T000000Z\n        tiers: [{id: low, rewards: [{ranks: 1, items: {gems: 1}}]}]\n", "an override changes moves only"},
+		{"an override past the top", good + "    overrides:\n      - period: 20261228T000000Z\n        tiers: [{id: high, promote: 0.1}]\n", "overrides[0]: tiers[1] (high).promote: 0.1 on the top tier"},
+		{"an override given twice", good + "    overrides:\n      - {period: 20261228T000000Z, tiers: [{id: low, promote: 0.1}]}\n      - {period: 20261228T000000Z, tiers: [{id: low, promote: 0.3}]}\n", "overrides[1].period: 20261228T000000Z is overridden twice"},
 		{"a negative count", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote_count: -1}", 1),
 			"tiers[0] (low).promote_count: -1 is outside 0..10000"},
 		{"promote on the top tier", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, promote: 0.1, demote: 0.2}", 1), "tiers[1] (high).promote: 0.1 on the top tier"},

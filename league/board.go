@@ -103,13 +103,14 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 		return Board{}, Errorf(NotFound, "league %q has no board %s in period %s", lv.ID, id, period.ID())
 	}
 	b := Board{League: lv.ID, Period: period, ID: id, Entries: make([]Entry, len(zs))}
+	ladder, _ := lv.ladderAt(start)
 	for i, z := range zs {
 		player := z.Member.(string)
 		name, avatar, _ := strings.Cut(nm[player], profileSep)
 		score, _ := lv.Packing().Unpack(z.Score)
 		b.Entries[i] = Entry{
 			Rank: i + 1, Player: player, Name: name, Avatar: avatar, Score: score,
-			Zone: lv.Ladder.Zone(idx, i+1, len(zs), score),
+			Zone: ladder.Zone(idx, i+1, len(zs), score),
 		}
 	}
 	return b, nil
@@ -326,7 +327,8 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 		a, _ := lv.Packing().Unpack(f)
 		s.Gap = a - s.Score
 	}
-	s.Zone = lv.Ladder.Zone(idx, s.Rank, s.BoardSize, s.Score)
+	ladder, _ := lv.ladderAt(p.Start.Unix())
+	s.Zone = ladder.Zone(idx, s.Rank, s.BoardSize, s.Score)
 	return s, nil
 }
 

@@ -52,6 +52,7 @@ type live struct {
 	restored    time.Time                 // start of the period the last restore ran in; zero: none
 	lost        atomic.Bool               // a script found another epoch (lostError)
 	rulesFP     string                    // fingerprint of Ladder's rules, recorded in meta by Open
+	overrides   map[int64]override        // period start -> its override's ladder (override.go)
 	recorded    sync.Map                  // fingerprint -> *tiers.Ladder: other processes' rules (ladderFor)
 	periodRules periodRules               // period start -> fingerprint of the rules it is decided under
 	warned      sync.Map                  // tier ids this config lacks that a join placed players in, logged once
@@ -144,7 +145,11 @@ func Open(ctx context.Context, rdb redis.UniversalClient, leagues []*League, opt
 		e.leagues[l.ID] = lv
 		opened = append(opened, lv)
 	}
+	e.clock.Sync(ctx) // overrides are checked against Redis's clock
 	for _, lv := range opened {
+		if err := lv.checkPassed(e.clock.Now()); err != nil {
+			return nil, err
+		}
 		if err := e.checkStored(ctx, lv); err != nil {
 			return nil, err
 		}
@@ -215,8 +220,14 @@ func checkAttempts(rdb redis.UniversalClient) error {
 // newLive is league l as this engine keeps it, before Open or Restore fills
 // in its tier codes and epoch.
 func (e *Engine) newLive(l *League) *live {
-	return &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}, rulesFP: l.Ladder.Fingerprint(),
-		packing: l.Packing()}
+	lv := &live{League: l, keys: newKeys(e.ns, l.ID, l.Buckets), index: map[int]int{}, rulesFP: l.Ladder.Fingerprint(),
+		packing: l.Packing(), overrides: map[int64]override{}}
+	for _, o := range l.Overrides {
+		fp := o.Ladder.Fingerprint()
+		lv.overrides[o.Period.Unix()] = override{Ladder: o.Ladder, fp: fp}
+		lv.recorded.Store(fp, o.Ladder) // ladderFor: this config's own
+	}
+	return lv
 }
 
 // Packing is the packing of the league's boards in Redis: the config's,

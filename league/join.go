@@ -170,11 +170,11 @@ func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, player stri
 	if look.rank > 0 {
 		fp, _ = reply[6].(string)
 		var err error
-		if ladder, err = e.ladderFor(ctx, lv, fp); err != nil {
+		if ladder, err = e.ladderFor(ctx, lv, fp, rec.start); err != nil {
 			return nil, err
 		}
 		if fp == "" {
-			fp = lv.rulesFP
+			_, fp = lv.ladderAt(rec.start)
 		}
 	}
 	tier, reward, err := e.resolve(ctx, lv, ladder, player, rec, look, reply[5].(int64), p)

@@ -31,6 +31,13 @@ const (
 	Set  Operator = "set"  // replace
 )
 
+// Override is the ladder one period is decided under instead of the
+// league's: the same tiers, other moves (override.go).
+type Override struct {
+	Period time.Time // the period's start
+	Ladder *tiers.Ladder
+}
+
 // League is one league as configured. Build it with its fields and call
 // Init, which checks it and derives the score packing.
 type League struct {
@@ -38,6 +45,10 @@ type League struct {
 	BoardSize int
 	Schedule  *Schedule
 	Ladder    *tiers.Ladder
+	// Overrides decide given periods under other rules (a shortened
+	// season): each period's Ladder, the league's with some tiers' moves
+	// replaced.
+	Overrides []Override
 	EntryTier string
 	TieBreak  TieBreak
 	// TieResolution is the time unit of FirstReached (default one second).
@@ -136,6 +147,9 @@ func (l *League) Init() error {
 		return fmt.Errorf("entry_tier: unknown tier %q", l.EntryTier)
 	}
 	l.entry = entry
+	if err := l.checkOverrides(); err != nil {
+		return err
+	}
 	switch l.Operator {
 	case "":
 		l.Operator = Incr

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -258,6 +259,43 @@ func TestPreviewRefusals(t *testing.T) {
 		testsvc.Must(t, err, "Preview, summary only")
 		if p.Summary.Players != 1 || len(p.Rows) != 0 || p.Next != nil {
 			t.Fatalf("limit 0: %d players, %d rows, next %v; want 1, none, nil", p.Summary.Players, len(p.Rows), p.Next)
+		}
+	})
+}
+
+// TestOverrideDecidesItsPeriod: a period with an override (bronze promotes
+// only its top player) is decided under it, live and at settlement; the
+// An override of a period long past is refused at Open.
+func TestOverrideDecidesItsPeriod(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		week2 := monday.AddDate(0, 0, 7) // previewIsTheSettlement's second week
+		f := newFixture(t, b, func(l *league.League) {
+			ts := l.Ladder.Tiers()
+			ts[0].Promote, ts[0].PromoteCount = 0, 1
+			ld, err := tiers.NewLadder(ts)
+			testsvc.Must(t, err, "ladder")
+			l.Overrides = []league.Override{{Period: week2, Ladder: ld}}
+		})
+		rows := previewIsTheSettlement(t, f)
+		up := map[string]int{} // bronze board -> players promoted
+		for _, r := range rows {
+			if r.From == "bronze" && r.To != "bronze" {
+				up[r.Board.String()]++
+			}
+		}
+		if len(up) == 0 {
+			t.Fatal("nobody promoted from bronze in the overridden week")
+		}
+		for board, n := range up {
+			if n != 1 {
+				t.Fatalf("%s promoted %d in the overridden week, want 1", board, n)
+			}
+		}
+		// Open a year on refuses the override, long past
+		f.clock.Set(monday.AddDate(1, 0, 0))
+		_, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now))
+		if err == nil || !strings.Contains(err.Error(), "overrides[0].period: 20261123T000000Z has passed") {
+			t.Fatalf("Open with an override long past: %v", err)
 		}
 	})
 }

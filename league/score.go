@@ -174,7 +174,8 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 			res.Held = &Held{ID: reply[5].(int64), Period: p, Player: w.Player, Value: w.Value, Cap: cap}
 			res.Replayed = reply[7].(int64) == 1
 		}
-		res.Zone = lv.Ladder.Zone(idx, res.Rank, res.BoardSize, res.Score)
+		ladder, _ := lv.ladderAt(p.Start.Unix())
+		res.Zone = ladder.Zone(idx, res.Rank, res.BoardSize, res.Score)
 		return res, 0, nil
 	case scripts.WrongPeriod:
 		return res, reply[1].(int64), nil

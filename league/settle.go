@@ -47,8 +47,9 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 	if err := e.checkKnownTiers(ctx, lv, p); err != nil {
 		return nil, err
 	}
+	_, fp := lv.ladderAt(p.Start.Unix())
 	reply, err := e.run.RunAlone(ctx, scripts.Close, []string{lv.keys.counters(p.Start.Unix()), lv.keys.meta()},
-		e.clock.Arg(), p.End.Unix(), lv.epoch, lv.rulesFP).Slice()
+		e.clock.Arg(), p.End.Unix(), lv.epoch, fp).Slice()
 	if err != nil {
 		return nil, internal("close", err)
 	}
@@ -133,7 +134,7 @@ func (e *Engine) PeriodLadder(ctx context.Context, leagueID string, p Period) (*
 // decision has recorded them.
 func (e *Engine) periodLadder(ctx context.Context, lv *live, start int64) (*tiers.Ladder, error) {
 	if fp, ok := lv.periodRules.get(start); ok {
-		return e.ladderFor(ctx, lv, fp)
+		return e.ladderFor(ctx, lv, fp, start)
 	}
 	fp, err := e.rdb.HGet(ctx, lv.keys.counters(start), "ladder").Result()
 	if err != nil && err != redis.Nil {
@@ -142,14 +143,19 @@ func (e *Engine) periodLadder(ctx context.Context, lv *live, start int64) (*tier
 	if fp != "" {
 		lv.periodRules.put(start, fp)
 	}
-	return e.ladderFor(ctx, lv, fp)
+	return e.ladderFor(ctx, lv, fp, start)
 }
 
-// ladderFor returns the ladder whose rules have fingerprint fp ("" or this
-// engine's own: lv.Ladder), rebuilt from the rules Open recorded in the meta
-// hash and laid on this engine's tiers (tiers.Ladder.Recorded).
-func (e *Engine) ladderFor(ctx context.Context, lv *live, fp string) (*tiers.Ladder, error) {
-	if fp == "" || fp == lv.rulesFP {
+// ladderFor returns the ladder whose rules have fingerprint fp (this
+// engine's own, or "" for none recorded yet: this config's for the period
+// starting at start, ladderAt), rebuilt from the rules Open recorded in the
+// meta hash and laid on this engine's tiers (tiers.Ladder.Recorded).
+func (e *Engine) ladderFor(ctx context.Context, lv *live, fp string, start int64) (*tiers.Ladder, error) {
+	if fp == "" {
+		ld, _ := lv.ladderAt(start)
+		return ld, nil
+	}
+	if fp == lv.rulesFP {
 		return lv.Ladder, nil
 	}
 	if l, ok := lv.recorded.Load(fp); ok {

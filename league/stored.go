@@ -206,6 +206,9 @@ func (e *Engine) recordLayout(ctx context.Context, lv *live) error {
 	// The rules a period decided by this process is decided under, for the
 	// other processes that decide it too (ladderFor).
 	pipe.HSetNX(ctx, meta, "ladder:"+lv.rulesFP, lv.Ladder.RulesJSON())
+	for _, o := range lv.overrides {
+		pipe.HSetNX(ctx, meta, "ladder:"+o.fp, o.Ladder.RulesJSON())
+	}
 	stored := pipe.HMGet(ctx, meta, "layout", "buckets", "schedule", "epoch", "restored")
 	if _, err := pipe.Exec(ctx); err != nil {
 		return internal("layout", err)
