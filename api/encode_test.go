@@ -136,7 +136,7 @@ func TestStatusOfEveryCode(t *testing.T) {
 	want := map[league.Code]int{
 		league.Invalid: 400, league.Unauthorized: 401, league.Forbidden: 403, league.NotFound: 404,
 		league.NotJoined: 409, league.PeriodClosed: 409, league.Conflict: 409, league.Overflow: 422,
-		league.Unavailable: 503, league.Internal: 500, league.RateLimited: 429,
+		league.Unavailable: 503, league.Internal: 500, league.RateLimited: 429, league.Banned: 403, league.Moderated: 403,
 	}
 	if len(statusOf) != len(want) {
 		t.Errorf("statusOf has %d codes, want %d", len(statusOf), len(want))

@@ -27,6 +27,8 @@ var statusOf = map[league.Code]int{
 	league.Conflict:     http.StatusConflict,
 	league.Overflow:     http.StatusUnprocessableEntity,
 	league.RateLimited:  http.StatusTooManyRequests,
+	league.Banned:       http.StatusForbidden,
+	league.Moderated:    http.StatusForbidden,
 	league.Unavailable:  http.StatusServiceUnavailable,
 	league.Internal:     http.StatusInternalServerError,
 }
@@ -87,8 +89,9 @@ func (s *Server) writeError(x *exchange, err error) int {
 		h.Set("WWW-Authenticate", `Bearer realm="league"`)
 	case st == http.StatusServiceUnavailable:
 		h["Retry-After"] = retryAfter
-	case code == league.RateLimited:
-		// until the refusing limit's window frees (none: it never does)
+	case code == league.RateLimited || code == league.Banned:
+		// until the refusing limit's window frees (none: it never does),
+		// or the ban ends
 		var limited interface{ RetryAfter() time.Duration }
 		if errors.As(err, &limited) && limited.RetryAfter() > 0 {
 			h.Set("Retry-After", strconv.FormatInt(int64((limited.RetryAfter()+time.Second-1)/time.Second), 10))

@@ -108,6 +108,43 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 			t.Errorf("%s %s: status %d, want %d: %.200s", c.method, c.path, w.Code, c.status, w.Body)
 		}
 	}
+	// Moderation and the audit.
+	for _, c := range []struct{ action, body string }{
+		{"hide", `{"reason":"r"}`}, {"unhide", `{"reason":"r"}`}, {"set-score", `{"reason":"r","score":9}`},
+		{"ban", `{"reason":"r","duration":"1h"}`}, {"unban", `{"reason":"r"}`}, {"remove", `{"reason":"r","period":null}`},
+	} {
+		f.must("POST", "/v1/admin/leagues/weekly/players/bob/"+c.action, c.body)
+		for _, bad := range []struct {
+			player, body, key string
+			status            int
+		}{
+			{"bob", `{}`, adminKey, 400}, {"bob", c.body, noKey, 401}, {"bob", c.body, gameKey, 403},
+			{"nobody", c.body, adminKey, 404}, {"bob", `{"reason":"` + strings.Repeat("x", api.MaxBody) + `"}`, adminKey, 413},
+		} {
+			if w := f.do("POST", "/v1/admin/leagues/weekly/players/"+bad.player+"/"+c.action, bad.body, bad.key); w.Code != bad.status {
+				t.Errorf("%s %s: status %d, want %d: %.200s", c.action, bad.body, w.Code, bad.status, w.Body)
+			}
+		}
+	}
+	if w := f.do("POST", "/v1/admin/leagues/weekly/players/bob/unhide", `{"reason":"r"}`, adminKey); w.Code != http.StatusConflict {
+		t.Errorf("unhide of a removed player: status %d, want 409", w.Code)
+	}
+	f.must("GET", "/v1/leagues/weekly/players/bob", "") // moderation: removed
+	f.must("GET", "/v1/admin/leagues/weekly/audit", "")
+	f.must("GET", "/v1/admin/leagues/weekly/audit?player=bob&period="+firstPeriod+"&limit=2&before=99999999999999-0", "")
+	for _, c := range []struct{ query, key string }{{"?limit=0", adminKey}, {"", noKey}, {"", gameKey}} {
+		f.do("GET", "/v1/admin/leagues/weekly/audit"+c.query, "", c.key)
+	}
+	f.do("GET", "/v1/admin/leagues/nope/audit", "", adminKey)
+	if w := f.do("POST", "/v1/leagues/weekly/scores", `{"player_id":"bob","value":1}`, gameKey); w.Code != http.StatusForbidden {
+		t.Errorf("write of a removed player: status %d, want 403", w.Code)
+	}
+	f.must("POST", "/v1/admin/leagues/weekly/players/alice/ban", `{"reason":"r","until":"2027-01-01T00:00:00Z"}`)
+	if w := f.do("POST", "/v1/leagues/weekly/join", `{"player_id":"alice","name":"a"}`, gameKey); w.Code != http.StatusForbidden {
+		t.Errorf("join of a banned player: status %d, want 403", w.Code)
+	}
+	f.must("POST", "/v1/admin/leagues/weekly/players/alice/unban", `{"reason":"r"}`)
+
 	f.settler.err = league.ErrNotEnded
 	if w := f.do("POST", "/v1/admin/leagues/weekly/settle", "", adminKey); w.Code != http.StatusConflict {
 		t.Errorf("settle of a running period: status %d, want 409", w.Code)

@@ -12,7 +12,8 @@ import (
 
 // standingBody is where a player stands in the current period. Board and
 // zone are null while the player has not joined it; tier is then the one a
-// join would place them in.
+// join would place them in. A player an operator took off their board has
+// their board, rank 0, zone null and the moderation.
 type standingBody struct {
 	League    string  `json:"league"`
 	PlayerID  string  `json:"player_id"`
@@ -26,6 +27,9 @@ type standingBody struct {
 	BoardSize int     `json:"board_size"`
 	Gap       int64   `json:"gap"`
 	Zone      *string `json:"zone"`
+	// Moderation is present when an operator took the player off their
+	// board (hidden, removed, banned): rank 0, zone null.
+	Moderation league.BoardState `json:"moderation,omitempty"`
 }
 
 func newStandingBody(st league.Standing) standingBody {
@@ -36,6 +40,9 @@ func newStandingBody(st league.Standing) standingBody {
 	if st.Joined {
 		board, zone := st.Board.String(), st.Zone.String()
 		b.Board, b.Zone = &board, &zone
+	}
+	if st.Moderation != "" {
+		b.Zone, b.Moderation = nil, st.Moderation
 	}
 	return b
 }

@@ -27,11 +27,12 @@ type previewBody struct {
 }
 
 type previewSummaryBody struct {
-	Players  int                `json:"players"`
-	Tiers    []previewTierBody  `json:"tiers"`
-	Moves    []previewMoveBody  `json:"moves"`
-	Rewarded int                `json:"rewarded"`
-	Rewards  []previewItemTotal `json:"rewards"`
+	Players   int                `json:"players"`
+	Moderated int                `json:"moderated"`
+	Tiers     []previewTierBody  `json:"tiers"`
+	Moves     []previewMoveBody  `json:"moves"`
+	Rewarded  int                `json:"rewarded"`
+	Rewards   []previewItemTotal `json:"rewards"`
 }
 
 type previewTierBody struct {
@@ -68,7 +69,7 @@ func newPreviewBody(p league.Preview) previewBody {
 		League: p.League, Period: p.Period.ID(), PeriodEnd: rfc3339(p.Period.End), Final: p.Final,
 		Waiting: make([]string, len(p.Waiting)),
 		Summary: previewSummaryBody{
-			Players: p.Summary.Players, Rewarded: p.Summary.Rewarded,
+			Players: p.Summary.Players, Moderated: p.Summary.Moderated, Rewarded: p.Summary.Rewarded,
 			Tiers:   make([]previewTierBody, len(p.Summary.Tiers)),
 			Moves:   make([]previewMoveBody, len(p.Summary.Moves)),
 			Rewards: make([]previewItemTotal, len(p.Summary.Rewards)),

@@ -39,6 +39,9 @@ type Config struct {
 	Leaderboards *leaderboard.Engine
 	// Settler runs settlements for the admin route; nil makes it answer 503.
 	Settler Settler
+	// Audit keeps the admin actions (moderation); nil: Store, when it is
+	// an audit log (postgres.Store and inmem.Store are).
+	Audit league.AuditLog
 	// Keys open the routes (Key). No keys at all turns authentication off.
 	Keys []Key
 	// Registry receives the metrics and is served at /metrics; nil: a
@@ -71,6 +74,7 @@ type Server struct {
 	engine         *league.Engine
 	boards         *leaderboard.Engine
 	store          league.Store
+	audit          league.AuditLog // nil: actions wait in Redis, the audit route answers 503
 	settler        Settler
 	keys           atomic.Pointer[keyring]
 	metrics        *metrics
@@ -92,6 +96,7 @@ func New(cfg Config) *Server {
 		boards:         cfg.Leaderboards,
 		store:          cfg.Store,
 		settler:        cfg.Settler,
+		audit:          cfg.Audit,
 		registry:       cfg.Registry,
 		log:            cfg.Logger,
 		accessLog:      cfg.AccessLog,
@@ -101,6 +106,9 @@ func New(cfg Config) *Server {
 	}
 	if s.registry == nil {
 		s.registry = prometheus.NewRegistry()
+	}
+	if s.audit == nil {
+		s.audit, _ = cfg.Store.(league.AuditLog)
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -202,6 +210,10 @@ func (s *Server) routes() {
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/approve", admin, s.approve)
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/reject", admin, s.reject)
 	s.handle("POST /v1/admin/leaderboards/{leaderboard}/catalog", admin, s.lbImport)
+	for _, a := range league.ModActions {
+		s.handle("POST /v1/admin/leagues/{league}/players/{player_id}/"+string(a), admin, s.moderate(a))
+	}
+	s.handle("GET /v1/admin/leagues/{league}/audit", admin, s.auditRoute, takes("player", "period", "limit", "before"))
 
 	s.handle("GET /healthz", public, s.healthz)
 	s.handle("GET /readyz", public, s.readyz)

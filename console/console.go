@@ -43,11 +43,14 @@ type Keys interface {
 }
 
 // Config is what a Console needs. The api package sets Engine, Store,
-// Keys, Status, Metrics, Logger and Settler; leagued sets the rest.
+// Audit, Keys, Status, Metrics, Logger and Settler; leagued sets the rest.
 type Config struct {
 	Engine *league.Engine
 	// Store has the settlements a league's page lists (nil: none shown).
 	Store league.Store
+	// Audit records the player page's moderation actions and lists them
+	// (nil: actions wait in Redis for the scheduler, and none is listed).
+	Audit league.AuditLog
 	Keys  Keys
 	// Metrics is the service's Prometheus registry, which the health page
 	// reads its rates from (nil: none shown).
@@ -139,6 +142,7 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("GET /console/leagues/{league}/boards/{board}", c.page(c.boardPage))
 	c.mux.HandleFunc("GET /console/leagues/{league}/boards/{board}/rows", c.page(c.boardRows))
 	c.mux.HandleFunc("GET /console/leagues/{league}/players/{player}", c.page(c.playerPage))
+	c.mux.HandleFunc("POST /console/leagues/{league}/players/{player}/moderate", c.action(c.moderate))
 	c.mux.HandleFunc("GET /console/leagues/{league}/held", c.page(c.held))
 	c.mux.HandleFunc("POST /console/leagues/{league}/held/{id}/{decision}", c.action(c.decide))
 	c.mux.HandleFunc("GET /console/leagues/{league}/settle", c.page(c.settle))

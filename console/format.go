@@ -3,6 +3,7 @@ package console
 import (
 	"fmt"
 	"html/template"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,9 @@ var funcs = template.FuncMap{
 	"avatar":    avatar,
 	"zone":      zoneText,
 	"rate":      rate,
+	"state":     stateWords,
+	"segment":   url.PathEscape,
+	"periodOf":  func(t time.Time) string { return league.Period{Start: t}.ID() },
 }
 
 // thousandsOf is thousands for the integers templates hold (int, int64).

@@ -29,6 +29,15 @@ type playerView struct {
 	// HistoryError is why the history could not be read.
 	HistoryError string
 	Chart        stepChart
+	// Mod is where the player stands with the operators (ModError: why it
+	// could not be read); Actions are the audit's latest of theirs
+	// (ActionsError: why they could not be read).
+	Mod          league.PlayerState
+	ModError     string
+	Actions      []league.Action
+	ActionsError string
+	CSRF         string
+	MaxScore     int64
 }
 
 // historyRow is a settled period of the player.
@@ -42,8 +51,14 @@ type historyRow struct {
 }
 
 func (c *Console) playerPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	c.renderPlayer(w, r, sess, http.StatusOK, view{})
+}
+
+// renderPlayer renders the player's page with status and v's notice or
+// error (what the moderation form did).
+func (c *Console) renderPlayer(w http.ResponseWriter, r *http.Request, sess *session, status int, title view) {
 	leagueID, player := r.PathValue("league"), r.PathValue("player")
-	title := view{Title: "Player " + player + " in " + leagueID}
+	title.Title = "Player " + player + " in " + leagueID
 	l, err := c.cfg.Engine.League(leagueID)
 	if err == nil {
 		err = league.CheckPlayerID(player)
@@ -52,7 +67,7 @@ func (c *Console) playerPage(w http.ResponseWriter, r *http.Request, sess *sessi
 		c.failure(w, r, "message", sess, title, err)
 		return
 	}
-	v := playerView{League: leagueID, Player: player}
+	v := playerView{League: leagueID, Player: player, CSRF: sess.CSRF, MaxScore: l.MaxScore}
 	prof, profErr := c.profile(r.Context(), leagueID, player)
 	st, err := c.cfg.Engine.Standing(r.Context(), leagueID, player)
 	switch {
@@ -86,7 +101,14 @@ func (c *Console) playerPage(w http.ResponseWriter, r *http.Request, sess *sessi
 	default:
 		v.HistoryError = c.logged(r, profErr)
 	}
-	c.render(w, r, http.StatusOK, "player", sess, view{Title: title.Title, Data: v})
+	if v.Known {
+		if v.Mod, _, err = c.cfg.Engine.PlayerModeration(r.Context(), leagueID, player); err != nil {
+			v.ModError = c.logged(r, err)
+		}
+	}
+	v.Actions, v.ActionsError = c.playerActions(r, leagueID, player)
+	title.Data = v
+	c.render(w, r, status, "player", sess, title)
 }
 
 // profile reads the player's settled history, bounded as settlements are.

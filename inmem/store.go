@@ -23,6 +23,7 @@ type Store struct {
 	standings   map[string]map[string]standing
 	claims      map[claimKey]league.Claim
 	archives    map[archiveKey]archivedPeriod // leaderboard.go
+	actions     map[actionKey]league.Action   // audit.go
 }
 
 type key struct {
@@ -55,6 +56,7 @@ func New() *Store {
 		standings:   map[string]map[string]standing{},
 		claims:      map[claimKey]league.Claim{},
 		archives:    map[archiveKey]archivedPeriod{},
+		actions:     map[actionKey]league.Action{},
 	}
 }
 

@@ -12,4 +12,5 @@ import (
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(*testing.T) league.Store { return inmem.New() })
 	storetest.RunArchive(t, func(*testing.T) leaderboard.Archive { return inmem.New() })
+	storetest.RunAudit(t, func(*testing.T) league.AuditLog { return inmem.New() })
 }

@@ -187,6 +187,11 @@ type Standing struct {
 	// its frozen board because settlement has not reached it yet (nil when
 	// none): not among the pending rewards until settlement writes it.
 	Earned *Reward
+	// Moderation is set when an operator took the player off their board
+	// this period (Engine.Moderate): hidden, removed or banned. Rank is
+	// then 0, Zone means nothing (the API answers null), Score is the
+	// score kept for them and BoardSize the players still on the board.
+	Moderation BoardState
 }
 
 // WithEarned returns pending (PendingRewards) with s.Earned added unless it
@@ -279,6 +284,14 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 		packed, _ = strconv.ParseFloat(reply[3].(string), 64)
 		look.score, _ = lv.Packing().Unpack(packed)
 	}
+	var off moderatedEntry
+	if len(reply) > 6 {
+		var ok bool
+		if off, ok = parseModerated(reply[6]); !ok {
+			return Standing{}, internal("standing", fmt.Errorf("bad moderation entry %q", reply[6]))
+		}
+		look.rank = offBoard
+	}
 	if rec.start > p.Start.Unix() {
 		// Joined a period this process's clock has not reached: it runs
 		// behind Redis's (by less than the skew it last measured). That
@@ -312,6 +325,13 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 		return Standing{}, lv.unknownTier(player, tier)
 	}
 	board, _ := placement(rec.n, lv.BoardSize)
+	if look.rank == offBoard {
+		s.Joined, s.Tier = true, lv.Ladder.Tier(idx).ID
+		s.Board = BoardID{Tier: s.Tier, N: board}
+		s.Score, _ = lv.Packing().Unpack(off.packed)
+		s.BoardSize, s.Moderation = look.size, off.state
+		return s, nil
+	}
 	if look.rank < 1 {
 		// A join writes the record and the board entry together, and the
 		// running period's board does not expire: Redis lost it (evicted,

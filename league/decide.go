@@ -2,6 +2,7 @@ package league
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/redis/go-redis/v9"
 
@@ -132,6 +133,10 @@ func (c *TierCount) add(o tiers.Outcome) {
 // board in tier and board order. It returns every tier's counts, lowest
 // first, as the settlement records them. It writes nothing.
 //
+// Players an operator took off the boards (Moderate) are skipped: decided
+// nowhere, they take no promotion slot and earn no reward, keep their tier,
+// and are counted in their tier's Moderated.
+//
 // A period whose boards do not hold the players its counters count (a
 // board lost, players placed under another layout) cannot be settled: a
 // Conflict error, after fn saw what was read.
@@ -151,9 +156,16 @@ func (e *Engine) decide(ctx context.Context, lv *live, p Period, pop Populations
 	if err != nil {
 		return nil, err
 	}
+	// Players an operator took off the boards (moderate.go) are on none:
+	// they are decided nowhere, and counted apart.
+	offPer, off, err := e.moderatedCounts(ctx, lv, p.Start.Unix())
+	if err != nil {
+		return nil, err
+	}
 	counts := make([]TierCount, ladder.Len())
 	for i := range counts {
 		counts[i].Tier = ladder.Tier(i).ID
+		counts[i].Moderated = offPer[i]
 	}
 	read := 0
 	err = e.finalBoards(ctx, lv, p, pop, func(b finalBoard) error {
@@ -168,12 +180,16 @@ func (e *Engine) decide(ctx context.Context, lv *live, p Period, pop Populations
 	if err != nil {
 		return nil, err
 	}
-	if total := pop.Players(); read < total || read > total && !live {
+	if total := pop.Players(); read+off < total || read+off > total && !live {
 		// Not a bug to hide behind a 500: the period's data in Redis is not
 		// whole, and an operator must look at it.
-		return nil, Errorf(Conflict, "league %q: read %d players from the boards of %s, but its counters say %d joined: "+
+		offBy := ""
+		if off > 0 {
+			offBy = fmt.Sprintf(" and operators took %d off them", off)
+		}
+		return nil, Errorf(Conflict, "league %q: read %d players from the boards of %s, but its counters say %d joined%s: "+
 			"its boards are not whole (a board lost, or players placed under another layout), so it cannot be settled; nothing was written",
-			lv.ID, read, p.ID(), total)
+			lv.ID, read, p.ID(), total, offBy)
 	}
 	return counts, nil
 }

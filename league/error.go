@@ -21,6 +21,8 @@ const (
 	Overflow     Code = "overflow"      // the write would pass the league's maximum score
 	Unavailable  Code = "unavailable"   // a dependency is down or not ready; retry later
 	RateLimited  Code = "rate_limited"  // a rate limit is reached; the error says which and when it frees
+	Banned       Code = "banned"        // an operator banned the player from joining; the error says until when
+	Moderated    Code = "moderated"     // an operator took the player off their board this period
 	Unauthorized Code = "unauthorized"
 	Forbidden    Code = "forbidden"
 	Internal     Code = "internal"
@@ -70,6 +72,8 @@ var (
 	ErrConflict     = &Error{Code: Conflict}
 	ErrOverflow     = &Error{Code: Overflow}
 	ErrUnavailable  = &Error{Code: Unavailable}
+	ErrBanned       = &Error{Code: Banned}
+	ErrModerated    = &Error{Code: Moderated}
 )
 
 // Errorf returns an Error with a formatted message.

@@ -87,6 +87,8 @@ func (e *Engine) Join(ctx context.Context, leagueID string, req JoinRequest) (Pl
 			return Placement{}, lv.lostError()
 		case scripts.Full:
 			return Placement{}, Errorf(Unavailable, "league %q placed %d players in one tier this period, the most it can", lv.ID, maxJoins)
+		case scripts.Banned:
+			return Placement{}, lv.banned(req.Player, time.UnixMilli(reply[1].(int64)).UTC(), e.clock.Now())
 		default:
 			return Placement{}, internal("join", fmt.Errorf("unexpected reply %v", reply))
 		}
@@ -127,15 +129,21 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 	}
 	return e.run.Run(ctx, scripts.Join, false, []string{
 		k.counters(p.Start.Unix()), k.record(req.Player), k.reward(req.Player),
-		k.claimed(p.Start.Unix()), k.meta(), k.periods(), k.claims(), k.played(),
+		k.claimed(p.Start.Unix()), k.meta(), k.periods(), k.claims(), k.played(), k.bans(),
 	}, args...).Slice()
 }
 
-// lookup is where a record's board has the player: rank 0 if the board is gone.
+// lookup is where a record's board has the player: rank 0 if the board is
+// gone, offBoard if an operator took the player off it.
 type lookup struct {
 	rank, size int
 	score      int64
 }
+
+// offBoard is the rank of a lookup (and of join.lua's and standing.lua's
+// replies) that found the player taken off their board by an operator
+// (moderate.go): settlement skips them, so they keep their tier.
+const offBoard = -2
 
 // decideJoin turns a NeedTier reply {4, record, rank, size, score, settled,
 // rules} into a decision, made under the rules the record's period is
@@ -217,6 +225,9 @@ func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, pl
 		tier = lv.index[rec.next]
 	case settled >= rec.start:
 		// settled and not moved: stayed
+	case look.rank == offBoard:
+		// taken off the board by an operator: settlement skips them, and
+		// they stay
 	case look.rank > 0:
 		z := ladder.Zone(played, look.rank, look.size, look.score)
 		tier = ladder.Next(played, z, look.rank)

@@ -31,6 +31,10 @@ import (
 //	<ns>:{L}:q:<scope>:<request id>  the same, of a caller with a name (ScoreWrite.Scope;
 //	                               internal/keyspace.Request)
 //	<ns>:{L}:x              stream reward claims waiting to be recorded in Postgres
+//	<ns>:{L}:m:<S>          hash   players an operator took off period S's boards (moderate.go):
+//	                               player -> <state>:<tier code>:<packed score>
+//	<ns>:{L}:ban            hash   banned players: player -> when the ban ends (Unix ms)
+//	<ns>:{L}:y              stream admin actions waiting to be recorded in the store's audit
 //
 // Per-player records live in Buckets small hashes rather than one big hash:
 // small hashes stay listpack-encoded (~24 bytes a player instead of ~80).
@@ -52,6 +56,12 @@ func (k keys) meta() string    { return k.prefix + "meta" }
 func (k keys) periods() string { return k.prefix + "periods" }
 func (k keys) played() string  { return k.prefix + "played" }
 func (k keys) claims() string  { return k.prefix + "x" }
+func (k keys) bans() string    { return k.prefix + "ban" }
+func (k keys) actions() string { return k.prefix + "y" }
+
+// moderated is period start's hash of the players an operator took off
+// its boards (moderate.lua).
+func (k keys) moderated(start int64) string { return k.prefix + "m:" + strconv.FormatInt(start, 10) }
 
 // opField is the meta field of period start's score operator (join.lua
 // and score.lua build it too).

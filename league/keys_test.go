@@ -19,7 +19,8 @@ func TestKeysMatchLua(t *testing.T) {
 	check := scripts.Source(`
 local r = rec_encode(tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
 local s, t, n, nx = rec_decode(r)
-return {board_key(ARGV[5], s, t, n), names_key(ARGV[5], s, t, n), r, s, t, n, nx, counters_key(ARGV[5], s)}`)
+return {board_key(ARGV[5], s, t, n), names_key(ARGV[5], s, t, n), r, s, t, n, nx, counters_key(ARGV[5], s),
+	moderation_key(ARGV[5], s)}`)
 	tests := []record{
 		{start: 1763337600, tier: 3, n: 12, next: noTier},
 		{start: 4294967295, tier: 254, n: maxJoins, next: 0},
@@ -32,7 +33,7 @@ return {board_key(ARGV[5], s, t, n), names_key(ARGV[5], s, t, n), r, s, t, n, nx
 			t.Fatal(err)
 		}
 		want := []any{k.board(rec.start, rec.tier, rec.n), k.names(rec.start, rec.tier, rec.n),
-			rec.encode(), rec.start, int64(rec.tier), int64(rec.n), int64(rec.next), k.counters(rec.start)}
+			rec.encode(), rec.start, int64(rec.tier), int64(rec.n), int64(rec.next), k.counters(rec.start), k.moderated(rec.start)}
 		for i := range want {
 			if got[i] != want[i] {
 				t.Errorf("%+v: element %d: Lua %q, Go %q", rec, i, got[i], want[i])
@@ -47,7 +48,8 @@ return {board_key(ARGV[5], s, t, n), names_key(ARGV[5], s, t, n), r, s, t, n, nx
 func TestKeysShareHashTag(t *testing.T) {
 	k := newKeys("league", "weekly", 16384)
 	for _, key := range []string{k.tiers(), k.meta(), k.periods(), k.claims(), k.counters(1), k.board(1, 2, 3),
-		k.names(1, 2, 3), k.claimed(1), k.request("", "r"), k.request("game-eu", "r"), k.record("p"), k.reward("p")} {
+		k.names(1, 2, 3), k.claimed(1), k.request("", "r"), k.request("game-eu", "r"), k.record("p"), k.reward("p"),
+		k.moderated(1), k.bans(), k.actions()} {
 		if got := hashTag(key); got != "weekly" {
 			t.Errorf("%s: hash tag %q, want weekly", key, got)
 		}

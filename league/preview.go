@@ -62,7 +62,10 @@ type Preview struct {
 
 // PreviewSummary adds up every player of a preview, whatever the page.
 type PreviewSummary struct {
-	Players int
+	Players int // decided: on the boards
+	// Moderated are the players an operator took off the boards
+	// (Engine.Moderate): skipped by the settlement, they keep their tier.
+	Moderated int
 	// Tiers are every tier's counts, lowest first: the settlement's own
 	// (Settlement.Tiers), with who stays and the tier's size after.
 	Tiers []TierPreview
@@ -79,7 +82,9 @@ type PreviewSummary struct {
 type TierPreview struct {
 	TierCount
 	Stayed int // in the tier before and after
-	After  int // players in the tier after settlement: those who stay and those who move in
+	// After is the players in the tier after settlement: those who stay,
+	// those who move in, and those taken off its boards (who keep it).
+	After int
 }
 
 // TierMove is how many players move from one tier to another.
@@ -268,9 +273,10 @@ func summarize(lv *live, counts []TierCount, moves map[[2]int]int, items map[str
 	s := PreviewSummary{Tiers: make([]TierPreview, len(counts))}
 	for i, c := range counts {
 		s.Players += c.Players
+		s.Moderated += c.Moderated
 		s.Rewarded += c.Rewarded
 		s.Tiers[i] = TierPreview{TierCount: c, Stayed: c.Players - c.Promoted - c.Demoted}
-		s.Tiers[i].After += s.Tiers[i].Stayed
+		s.Tiers[i].After += s.Tiers[i].Stayed + c.Moderated
 	}
 	for ft, n := range moves {
 		s.Moves = append(s.Moves, TierMove{From: lv.Ladder.Tier(ft[0]).ID, To: lv.Ladder.Tier(ft[1]).ID, Players: n})

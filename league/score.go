@@ -190,6 +190,8 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 		return res, 0, lv.unknownTier(w.Player, tier)
 	case scripts.NotJoined:
 		return res, 0, Errorf(NotJoined, "player %q has not joined period %s of league %q", w.Player, p.ID(), lv.ID)
+	case scripts.OffBoard:
+		return res, 0, lv.offBoardError(p, w.Player, reply[1])
 	case scripts.Overflow:
 		op, _ := reply[2].(string) // the period's operator
 		return res, 0, Errorf(Overflow, "%s %d would take player %q from %d past the league's maximum score %d",

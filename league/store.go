@@ -145,10 +145,13 @@ type Settlement struct {
 // TierCount is a tier's part of a settlement.
 type TierCount struct {
 	Tier     string `json:"tier"`
-	Players  int    `json:"players"`
+	Players  int    `json:"players"` // decided: on the boards when the period closed
 	Promoted int    `json:"promoted"`
 	Demoted  int    `json:"demoted"`
 	Rewarded int    `json:"rewarded"`
+	// Moderated are the tier's players an operator took off the boards
+	// (Engine.Moderate): skipped, not among Players.
+	Moderated int `json:"moderated,omitempty"`
 }
 
 // Outcome is one player's result of a settled period.

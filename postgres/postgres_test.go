@@ -29,6 +29,13 @@ func TestArchive(t *testing.T) {
 	})
 }
 
+func TestAudit(t *testing.T) {
+	storetest.RunAudit(t, func(t *testing.T) league.AuditLog {
+		s, _ := newStore(t)
+		return s
+	})
+}
+
 // newStore returns a Store on a migrated schema of the test's own, and the
 // URL that opens more connections into that schema.
 func newStore(t testing.TB) (*postgres.Store, string) {

@@ -47,6 +47,9 @@ func (s *Scheduler) recordClaims(id string) {
 			}
 		}
 		n, err := s.recordClaimsOnce(ctx, id, consumer, 2*time.Second)
+		if err == nil {
+			s.recordActions(ctx, id)
+		}
 		cancel()
 		if stopped.Err() != nil {
 			return
@@ -61,6 +64,21 @@ func (s *Scheduler) recordClaims(id string) {
 		backoff = 0
 		s.metrics.claims.WithLabelValues(id).Add(float64(n))
 	}
+}
+
+// recordActions copies the league's admin actions waiting in Redis to the
+// audit log: those whose caller (the API, leaguectl) died, or lost the
+// store, before it recorded them. Each is recorded once however many
+// replicas copy it. Runs with the claims, every few seconds.
+func (s *Scheduler) recordActions(ctx context.Context, id string) error {
+	if s.audit == nil {
+		return nil
+	}
+	n, err := s.engine.RecordActions(ctx, id, s.audit)
+	if n > 0 {
+		s.log.Info("recorded admin actions left waiting in Redis", "league", id, "actions", n)
+	}
+	return err
 }
 
 // recordClaimsOnce moves one batch of claims; it waits up to block for new

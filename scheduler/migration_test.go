@@ -122,6 +122,7 @@ func TestRedisClusterSlotMigration(t *testing.T) {
 	testsvc.Must(t, src.HSet(ctx, prefix+"k:"+q, "ghost", earlier+"|[]").Err(), "a claim")
 	testsvc.Must(t, src.XAdd(ctx, &redis.XAddArgs{Stream: prefix + "x", Values: []any{"player", "ghost"}}).Err(), "the claims stream")
 	testsvc.Must(t, src.ZAdd(ctx, prefix+"played", redis.Z{Score: 0, Member: q}).Err(), "played")
+	testsvc.Must(t, src.HSet(ctx, prefix+"ban", "ghost", "0").Err(), "a ban that ended")
 	m := migrate(t, rdb, l.ID)
 	m.move(boards[0])
 

@@ -27,6 +27,7 @@ type Scheduler struct {
 	archives *archiveMetrics
 	queues   *queueMetrics
 	store    league.Store
+	audit    league.AuditLog // nil: admin actions wait in Redis for another process
 	log      *slog.Logger
 	poll     time.Duration
 	metrics  *metrics
@@ -90,12 +91,18 @@ func WithAttemptTimeout(d time.Duration) Option {
 // settlement at each step and check that a re-run completes it.
 func WithFault(fn func(step string) error) Option { return func(s *Scheduler) { s.faultFn = fn } }
 
+// WithAuditLog sets where the admin actions waiting in Redis are recorded
+// (league.Engine.RecordActions); the default is the store, when it is one
+// (postgres.Store and inmem.Store are).
+func WithAuditLog(a league.AuditLog) Option { return func(s *Scheduler) { s.audit = a } }
+
 // New returns a scheduler for every league of the engine.
 func New(engine *league.Engine, store league.Store, opts ...Option) *Scheduler {
 	s := &Scheduler{
 		engine: engine, store: store, log: slog.Default(), poll: 15 * time.Second, attempt: attemptTimeout,
 		quit: make(chan struct{}), leagues: map[string]*runner{},
 	}
+	s.audit, _ = store.(league.AuditLog)
 	for _, o := range opts {
 		o(s)
 	}
@@ -125,7 +132,8 @@ func (s *Scheduler) progress(p Progress) {
 // Start settles whatever was missed while no process ran (catch-up, oldest
 // first), then settles at every boundary of every league and polls for
 // periods left unsettled. It also starts recording reward claims in the
-// store, pre-filling rolling boards and archiving leaderboards' closed
+// store, and admin actions whose caller died before it recorded them,
+// pre-filling rolling boards and archiving leaderboards' closed
 // periods (WithLeaderboards; prefill.go, archive.go). It returns at once;
 // Stop ends it.
 func (s *Scheduler) Start() {

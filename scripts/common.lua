@@ -39,6 +39,13 @@ local function names_key(prefix, s, t, b)
   return prefix .. 'i:' .. s .. ':' .. t .. ':' .. b
 end
 
+--- moderation_key
+-- the players an operator took off period s's boards: player ->
+-- '<state>:<tier code>:<packed score>' (moderate.lua)
+local function moderation_key(prefix, s)
+  return prefix .. 'm:' .. s
+end
+
 --- here
 -- here(key, ...): how many of the keys exist; and, while Redis Cluster
 -- migrates the league's slot, the script fails here, before it writes, if

@@ -12,6 +12,7 @@
 -- KEYS[6] -> <ns>:{L}:periods periods holding players, to settle
 -- KEYS[7] -> <ns>:{L}:x       claims stream, recorded in Postgres later
 -- KEYS[8] -> <ns>:{L}:played  starts of the latest periods anyone joined
+-- KEYS[9] -> <ns>:{L}:ban     banned players: player -> when the ban ends (ms; moderate.lua)
 -- ARGV[1]  -> now in ms, or '' for Redis TIME
 -- ARGV[2]  -> Q start (Unix s)          ARGV[3] -> Q end (Unix s)
 -- ARGV[4]  -> key prefix <ns>:{L}:
@@ -42,7 +43,8 @@
 --   {4, record, rank, size, score, settled, rules}
 --                          the caller must decide the tier (settlement has not reached
 --                          the player's last period, or decay applies): rank, size and
---                          packed score on that period's board (rank -1 if it is gone),
+--                          packed score on that period's board (rank -1 if it is gone,
+--                          -2 if an operator took the player off it: moderate.lua),
 --                          and the fingerprint of the rules that period is decided
 --                          under ('' while no decision recorded one)
 --   {5}                    the record changed while the caller decided: retry
@@ -51,8 +53,10 @@
 --                          ARGV[19] (recorded since the caller asked): decide again
 --   {11}                   the league's epoch is not ARGV[18]: Redis lost the data the
 --                          caller opened (or a restore replaced it); nothing written
+--   {21, ends}             the player is banned until ends (ms); nothing written (a ban
+--                          that has ended is dropped)
 --
--- uses: NO_TIER rec_decode rec_encode board_key names_key counters_key here now_ms tie_bits
+-- uses: NO_TIER rec_decode rec_encode board_key names_key counters_key moderation_key here now_ms tie_bits
 
 local now = now_ms(ARGV[1])
 local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -71,6 +75,13 @@ end
 
 local prefix, player, profile = ARGV[4], ARGV[5], ARGV[6]
 local size = tonumber(ARGV[7])
+local ban = redis.call('HGET', KEYS[9], player)
+if ban then
+  if tonumber(ban) > now then
+    return {21, tonumber(ban)}
+  end
+  redis.call('HDEL', KEYS[9], player)
+end
 local rec = redis.call('HGET', KEYS[2], player)
 
 if rec then
@@ -127,6 +138,11 @@ else
     if rank then
       return {4, rec, rank + 1, redis.call('ZCARD', bk), redis.call('ZSCORE', bk, player), settled,
         redis.call('HGET', ck, 'ladder') or ''}
+    end
+    local mk = moderation_key(prefix, s)
+    here(mk, KEYS[2])
+    if redis.call('HEXISTS', mk, player) == 1 then
+      return {4, rec, -2, 0, '', settled, ''}
     end
     return {4, rec, -1, 0, '', settled, ''}
   end

@@ -58,6 +58,9 @@
 --                        not ranked; the player's unchanged standing, the held write's id in
 --                        Q, the cap it passed, and 1 for a retry's stored answer
 --   {20}                 approve: no held write ARGV[22] of this player in Q (decided already)
+--   {22, moderated}      the player is not on their board: an operator took them off it
+--                        (moderated: their entry in Q's moderation hash, moderate.lua), or,
+--                        with moderated '', the board is lost; nothing written, nothing consumed
 --
 -- uses: rec_decode board_key here int now_ms tie_bits limits
 
@@ -205,16 +208,36 @@ if op == 'incr' and time_bits == 0 and max * 2 * shift < 2 ^ 53 then
   -- so a write past the maximum is undone exactly.
   local c = guarded and capped(value)
   if c then
-    return stop(c, math.floor(tonumber(redis.call('ZSCORE', bk, player)) / shift), op)
+    local z = redis.call('ZSCORE', bk, player)
+    if not z then
+      local mk = ARGV[4] .. 'm:' .. qs -- moderation_key, inlined: no closure on every write
+      here(mk, KEYS[2])
+      return {22, redis.call('HGET', mk, player) or ''}
+    end
+    return stop(c, math.floor(tonumber(z) / shift), op)
   end
-  score = math.floor(tonumber(redis.call('ZADD', bk, 'XX', 'INCR', value * shift, player)) / shift)
+  local z = redis.call('ZADD', bk, 'XX', 'INCR', value * shift, player)
+  if not z then
+    -- not on the board: taken off it by an operator (moderate.lua); a
+    -- plain write never comes here
+    local mk = ARGV[4] .. 'm:' .. qs -- moderation_key, inlined: no closure on every write
+    here(mk, KEYS[2])
+    return {22, redis.call('HGET', mk, player) or ''}
+  end
+  score = math.floor(tonumber(z) / shift)
   if score > max then
     redis.call('ZADD', bk, 'XX', 'INCR', -value * shift, player)
     return {7, score - value, op}
   end
   gain = value
 else
-  local current = math.floor(tonumber(redis.call('ZSCORE', bk, player)) / shift)
+  local z = redis.call('ZSCORE', bk, player)
+  if not z then
+    local mk = ARGV[4] .. 'm:' .. qs -- moderation_key, inlined: no closure on every write
+    here(mk, KEYS[2])
+    return {22, redis.call('HGET', mk, player) or ''}
+  end
+  local current = math.floor(tonumber(z) / shift)
   score = value
   if op == 'incr' then
     score = current + value

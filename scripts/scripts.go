@@ -37,6 +37,8 @@ var (
 	prune string
 	//go:embed restore.lua
 	restore string
+	//go:embed moderate.lua
+	moderate string
 	//go:embed lb_write.lua
 	lbWrite string
 	//go:embed lb_member.lua
@@ -70,6 +72,7 @@ var (
 	Tiers    = redis.NewScript(assemble(tiersSrc))
 	Prune    = redis.NewScript(assemble(prune))
 	Restore  = redis.NewScript(assemble(restore))
+	Moderate = redis.NewScript(assemble(moderate))
 
 	// Leaderboards' scripts (package leaderboard).
 	LBWrite   = redis.NewScript(assemble(lbWrite))
@@ -137,7 +140,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, LBWrite, LBMember, LBAround, LBRank, LBFill, LBCatalog, LBEnqueue, LBTake, LBGive}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, Moderate, LBWrite, LBMember, LBAround, LBRank, LBFill, LBCatalog, LBEnqueue, LBTake, LBGive}
 
 // Status is the first element of a script's reply.
 type Status int64
@@ -165,6 +168,12 @@ const (
 	Attempts    Status = 18 // score: the player used the league's max_attempts in the period
 	Held        Status = 19 // score: the write passed a gain cap and is held for an operator
 	NotHeld     Status = 20 // score (approve): no such held write
+	Banned      Status = 21 // join: the player is banned; reply[1] is when the ban ends (ms)
+	OffBoard    Status = 22 // score: an operator took the player off their board (reply[1] their entry)
+	NoPlayer    Status = 23 // moderate: the player never joined the league
+	BadState    Status = 24 // moderate: the action cannot apply to the player's state (reply[1])
+	BadEnd      Status = 25 // moderate: a ban's end is not after Redis's now (reply[1])
+	BoardLost   Status = 26 // moderate: the player is in the period but on no board
 )
 
 // Load loads every script into the server's script cache, so pipelines of

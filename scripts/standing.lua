@@ -18,8 +18,13 @@
 --                                            score and the packed score of the player just
 --                                            above ('' at rank 1); rank -1 if the board is gone;
 --                                            and the 'settled' mark
+--   {record, -1, size, '', '', settled, moderated}
+--                                            an operator took the player off that board:
+--                                            moderated is their entry in the period's
+--                                            moderation hash, '<state>:<tier>:<packed>'
+--                                            (moderate.lua)
 --
--- uses: rec_decode board_key here
+-- uses: rec_decode board_key moderation_key here
 
 if redis.call('HGET', KEYS[2], 'epoch') ~= ARGV[4] then
   return {11}
@@ -35,6 +40,12 @@ local bk = board_key(ARGV[2], s, t, math.ceil(n / tonumber(ARGV[3])))
 here(bk, KEYS[1])
 local rank = redis.call('ZREVRANK', bk, player)
 if not rank then
+  local mk = moderation_key(ARGV[2], s)
+  here(mk, KEYS[1])
+  local m = redis.call('HGET', mk, player)
+  if m then
+    return {rec, -1, redis.call('ZCARD', bk), '', '', settled, m}
+  end
   return {rec, -1, 0, '', '', settled}
 end
 local above = ''

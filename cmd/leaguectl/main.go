@@ -7,6 +7,12 @@
 //	leaguectl board -league L -board gold-3 [-period P]
 //	leaguectl player -league L -player ID
 //	leaguectl restore -league L
+//	leaguectl hide|unhide|remove -league L -player ID -reason WHY
+//	leaguectl set-score -league L -player ID -score N -reason WHY
+//	leaguectl ban -league L -player ID -for 7d|-until T -reason WHY
+//	leaguectl unban -league L -player ID -reason WHY
+//	leaguectl audit -league L [-player ID] [-period P]
+//	leaguectl moderated -league L [-period P]
 //	leaguectl version
 //
 // It reads the same configuration and environment as leagued (LEAGUE_CONFIG,
@@ -53,6 +59,16 @@ commands:
   simulate       play seasons of a league's rules on made-up players (config only): [-league L] [-players N]
                  [-periods K] [-seed S] [-svg FILE]
   held           list a league's held score writes (REDIS_URL): -league L [-period P]; decide one: -approve ID | -reject ID
+  hide           take a player off their board this period, kept for analysis (REDIS_URL, DATABASE_URL to record
+                 it at once): -league L -player ID -reason WHY [-as NAME] [-period P]
+  unhide         put a hidden player back on their board: as hide
+  remove         take a player off their board for the rest of the period, for good: as hide
+  set-score      set (or zero) a player's score this period: as hide, and -score N
+  ban            refuse a player's joins (and take them off their board this period): as hide, and -for 7d | -until T
+  unban          lift a ban: as hide
+  audit          print the admin actions, newest first (REDIS_URL, DATABASE_URL): -league L [-player ID] [-period P]
+                 [-limit N] [-before ID]
+  moderated      list the players taken off a period's boards (REDIS_URL): -league L [-period P]
   version        print the build (module version, VCS revision, Go)
 `
 
@@ -112,6 +128,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return simulate(ctx, rest, out)
 	case "held":
 		return held(ctx, rest, out)
+	case "hide", "unhide", "remove", "set-score", "ban", "unban":
+		return moderate(ctx, league.ModAction(cmd), rest, out)
+	case "audit":
+		return audit(ctx, rest, out)
+	case "moderated":
+		return offBoards(ctx, rest, out)
 	case "version", "-version", "--version":
 		if len(rest) > 0 {
 			return usageError{fmt.Errorf("version takes no arguments")}

@@ -107,15 +107,22 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if serr == nil {
 		fmt.Fprintf(out, "player %s in league %s, period %s: tier %s\n", *pid, *id, s.Period.ID(), s.Tier)
-		if s.Joined {
+		switch {
+		case s.Moderation != "":
+			fmt.Fprintf(out, "  board %s: %s by an operator (off the board: no rank, skipped by settlement), score %d kept; %d on the board\n",
+				s.Board, s.Moderation, s.Score, s.BoardSize)
+		case s.Joined:
 			above := fmt.Sprintf("%d behind the player above", s.Gap)
 			if s.Rank == 1 {
 				above = "top of the board"
 			}
 			fmt.Fprintf(out, "  board %s rank %d of %d, score %d, %s, zone %s\n",
 				s.Board, s.Rank, s.BoardSize, s.Score, above, s.Zone)
-		} else {
+		default:
 			fmt.Fprintln(out, "  not joined this period")
+		}
+		if st, _, err := e.engine.PlayerModeration(ctx, *id, *pid); err == nil && !st.BannedUntil.IsZero() {
+			fmt.Fprintf(out, "  banned until %s: joins are refused\n", st.BannedUntil.Format(time.RFC3339))
 		}
 	}
 	if pending, err := e.engine.PendingRewards(ctx, *id, *pid); err == nil {
