@@ -202,6 +202,10 @@ func (s *Server) routes() {
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/approve", admin, s.approve)
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/reject", admin, s.reject)
 	s.handle("POST /v1/admin/leaderboards/{leaderboard}/catalog", admin, s.lbImport)
+	s.handle("GET /v1/admin/leaderboards/{leaderboard}/catalog", admin, s.lbCatalog, takes("cursor", "limit"))
+	s.handle("GET /v1/admin/leaderboards/{leaderboard}/catalog/{member}", admin, s.lbCatalogEntry)
+	s.handle("PUT /v1/admin/leaderboards/{leaderboard}/catalog/{member}/multiplier", admin, s.lbMultiplier)
+	s.handle("GET /v1/admin/leaderboards/{leaderboard}/limits", admin, s.lbLimits, takes("limit"))
 
 	s.handle("GET /healthz", public, s.healthz)
 	s.handle("GET /readyz", public, s.readyz)
