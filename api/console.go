@@ -50,7 +50,7 @@ func (s *Server) mountConsole(cfg *console.Config) {
 		return
 	}
 	c := *cfg
-	c.Engine, c.Store, c.Audit, c.Keys, c.Status, c.Metrics = s.engine, s.store, s.audit, consoleKeys{s}, status, s.registry
+	c.Engine, c.Leaderboards, c.Store, c.Audit, c.Keys, c.Status, c.Metrics = s.engine, s.boards, s.store, s.audit, consoleKeys{s}, status, s.registry
 	if s.settler != nil {
 		c.Settler = s.settler
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/league-engine/league/internal/excerpt"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 )
 
@@ -104,7 +105,12 @@ func (s *Server) writeError(x *exchange, err error) int {
 	if errors.As(err, &se) && se.allow != "" {
 		h.Set("Allow", se.allow)
 	}
-	return s.writeReply(x, st, errorReply{code: code, message: message})
+	rep := errorReply{code: code, message: message}
+	if code != league.Internal {
+		// a refused catalog import lists every entry it refused
+		errors.As(err, &rep.problems)
+	}
+	return s.writeReply(x, st, rep)
 }
 
 // retryAfter is the Retry-After of a 503: a second, after which a
@@ -113,13 +119,27 @@ var retryAfter = []string{"1"}
 
 // errorReply is the body of every error.
 type errorReply struct {
-	code    league.Code
-	message string
+	code     league.Code
+	message  string
+	problems *leaderboard.ImportError // a refused import's entries, listed
 }
 
 func (e errorReply) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"error":`...)
 	b = appendErrorObject(b, e.code, e.message)
+	if p := e.problems; p != nil {
+		// inside the error object: {"code","message","problems":[...],"more_problems":N}
+		b = append(b[:len(b)-1], `,"problems":[`...)
+		for i, pr := range p.Problems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendStringField(append(b, '{'), "entry", pr.Entry, true)
+			b = appendStringField(b, "field", pr.Field, false)
+			b = append(appendStringField(b, "message", pr.Message, false), '}')
+		}
+		b = append(appendIntField(append(b, ']'), "more_problems", int64(p.More)), '}')
+	}
 	return append(b, '}'), nil
 }
 

@@ -41,10 +41,54 @@ func exerciseLeaderboards(t *testing.T, f *fixture) {
 		!strings.Contains(w.Body.String(), `"changed":1`) {
 		t.Errorf("import CSV: %d %s", w.Code, w.Body)
 	}
+	// the catalog read back, a multiplier set, a refused import's rows
+	f.must("GET", "/v1/admin/leaderboards/kills/catalog?limit=1", "")
+	f.must("GET", "/v1/admin/leaderboards/kills/catalog/bob", "")
+	if got := f.must("PUT", "/v1/admin/leaderboards/kills/catalog/bob/multiplier", `{"multiplier":3}`); got["previous"] != 1.0 || got["multiplier"] != 3.0 {
+		t.Errorf("multiplier: %v", got)
+	}
+	w := f.doAs("POST", "/v1/admin/leaderboards/kills/catalog", "member,name,initial_score\nok,Fine,1\nx y,Bad,\nz,Z,many\n", adminKey, "text/csv")
+	if w.Code != 400 || !strings.Contains(w.Body.String(), `"problems":[{"entry":"row 3","field":"member",`) ||
+		!strings.Contains(w.Body.String(), `{"entry":"row 4","field":"initial_score","message":"\"many\" is not a whole number"}],"more_problems":0}`) {
+		t.Errorf("a CSV import with two bad rows: %d %s", w.Code, w.Body)
+	}
+	if w := f.do("GET", "/v1/admin/leaderboards/kills/catalog/ok", "", adminKey); w.Code != 404 {
+		t.Errorf("the refused import's good row was written: %d %s", w.Code, w.Body)
+	}
+	// a vote refused by its limit, in the refusals log
+	f.must("POST", "/v1/leaderboards/votes/scores", `{"member":"band","value":1,"actor":"fan-1","channel":"web"}`)
+	if w := f.do("POST", "/v1/leaderboards/votes/scores", `{"member":"band","value":1,"actor":"fan-1","channel":"partner"}`, gameKey); w.Code != 429 {
+		t.Errorf("a second vote: %d %s", w.Code, w.Body)
+	}
+	if got := f.must("GET", "/v1/admin/leaderboards/votes/limits?limit=5", "")["refusals"].([]any); len(got) != 1 ||
+		got[0].(map[string]any)["actor"] != "fan-1" || got[0].(map[string]any)["limit"] != "actor-day" || got[0].(map[string]any)["channel"] != "partner" {
+		t.Errorf("the votes' refusals: %v", got)
+	}
+	f.must("GET", "/v1/admin/leaderboards/kills/limits", "")
 	for _, c := range []struct {
 		method, path, body, key string
 		status                  int
 	}{
+		{"GET", "/v1/admin/leaderboards/kills/catalog", "", gameKey, 403},
+		{"GET", "/v1/admin/leaderboards/kills/catalog?limit=0", "", adminKey, 400},
+		{"GET", "/v1/admin/leaderboards/kills/catalog?cursor=nope", "", adminKey, 400},
+		{"GET", "/v1/admin/leaderboards/votes/catalog", "", adminKey, 400},
+		{"GET", "/v1/admin/leaderboards/nope/catalog", "", adminKey, 404},
+		{"GET", "/v1/admin/leaderboards/kills/catalog/nobody", "", adminKey, 404},
+		{"GET", "/v1/admin/leaderboards/kills/catalog/a%20b", "", adminKey, 400},
+		{"GET", "/v1/admin/leaderboards/kills/catalog/bob", "", noKey, 401},
+		{"PUT", "/v1/admin/leaderboards/kills/catalog/bob/multiplier", `{"multiplier":0}`, adminKey, 400},
+		{"PUT", "/v1/admin/leaderboards/kills/catalog/bob/multiplier", `{"multiplier":1.5}`, adminKey, 400},
+		{"PUT", "/v1/admin/leaderboards/kills/catalog/bob/multiplier", `{"multiplier":"2"}`, adminKey, 400},
+		{"PUT", "/v1/admin/leaderboards/kills/catalog/bob/multiplier", `{}`, adminKey, 400},
+		{"PUT", "/v1/admin/leaderboards/kills/catalog/bob/multiplier", `{"multiplier":2,"x":1}`, adminKey, 400},
+		{"PUT", "/v1/admin/leaderboards/kills/catalog/bob/multiplier", `{"multiplier":2}`, gameKey, 403},
+		{"PUT", "/v1/admin/leaderboards/nope/catalog/bob/multiplier", `{"multiplier":2}`, adminKey, 404},
+		{"PUT", "/v1/admin/leaderboards/kills/catalog/bob/multiplier", `{"multiplier":2}` + strings.Repeat(" ", api.MaxBody), adminKey, 413},
+		{"GET", "/v1/admin/leaderboards/votes/limits?limit=0", "", adminKey, 400},
+		{"GET", "/v1/admin/leaderboards/votes/limits?top=1", "", adminKey, 400},
+		{"GET", "/v1/admin/leaderboards/votes/limits", "", gameKey, 403},
+		{"GET", "/v1/admin/leaderboards/nope/limits", "", adminKey, 404},
 		{"POST", "/v1/leaderboards/kills/scores", `{"member":"","value":1}`, gameKey, 400},
 		{"POST", "/v1/leaderboards/kills/scores", `{"member":"a","value":1.5}`, gameKey, 400},
 		{"POST", "/v1/leaderboards/kills/scores", `{"player_id":"a","value":1}`, gameKey, 400},

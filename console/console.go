@@ -5,6 +5,9 @@
 // writes, and sees the service's health. Charts are inline SVG drawn on the
 // server; one small script (static/console.js) refreshes live boards and
 // shows times in the operator's zone, and every page works without it.
+// Beside the leagues it shows the leaderboards (package leaderboard): their
+// boards a page at a time, a member on every board, the catalog with its
+// import and multipliers, and the rate limits with the writes they refused.
 //
 // The api package mounts it, as it owns the keys (Keys); sessions live in
 // Redis, so any replica of leagued serves a signed-in operator. Every
@@ -22,6 +25,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/scheduler"
 )
@@ -42,10 +46,14 @@ type Keys interface {
 	IsAdmin(name string) bool
 }
 
-// Config is what a Console needs. The api package sets Engine, Store,
-// Audit, Keys, Status, Metrics, Logger and Settler; leagued sets the rest.
+// Config is what a Console needs. The api package sets Engine,
+// Leaderboards, Store, Audit, Keys, Status, Metrics, Logger and Settler;
+// leagued sets the rest.
 type Config struct {
 	Engine *league.Engine
+	// Leaderboards has the leaderboards the leaderboard pages show (nil:
+	// none).
+	Leaderboards *leaderboard.Engine
 	// Store has the settlements a league's page lists (nil: none shown).
 	Store league.Store
 	// Audit records the player page's moderation actions and lists them
@@ -147,6 +155,15 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("POST /console/leagues/{league}/held/{id}/{decision}", c.action(c.decide))
 	c.mux.HandleFunc("GET /console/leagues/{league}/settle", c.page(c.settle))
 	c.mux.HandleFunc("POST /console/leagues/{league}/settle", c.action(c.settleNow))
+	c.mux.HandleFunc("GET /console/leaderboards", c.page(c.leaderboardsPage))
+	c.mux.HandleFunc("GET /console/leaderboards/{leaderboard}", c.page(c.leaderboardsPage))
+	c.mux.HandleFunc("GET /console/leaderboards/{leaderboard}/find", c.page(c.findMember))
+	c.mux.HandleFunc("GET /console/leaderboards/{leaderboard}/boards/{kind}", c.page(c.lbBoardPage))
+	c.mux.HandleFunc("GET /console/leaderboards/{leaderboard}/members/{member}", c.page(c.lbMemberPage))
+	c.mux.HandleFunc("GET /console/leaderboards/{leaderboard}/catalog", c.page(c.catalogPage))
+	c.mux.HandleFunc("POST /console/leaderboards/{leaderboard}/catalog/import", c.actionUpTo(maxUpload, c.importCatalog))
+	c.mux.HandleFunc("POST /console/leaderboards/{leaderboard}/catalog/multiplier", c.action(c.setMultiplier))
+	c.mux.HandleFunc("GET /console/leaderboards/{leaderboard}/limits", c.page(c.limitsPage))
 	c.mux.HandleFunc("/console/", c.notFound)
 }
 

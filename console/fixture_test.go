@@ -18,6 +18,7 @@ import (
 	"github.com/league-engine/league/console"
 	"github.com/league-engine/league/inmem"
 	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/scheduler"
 	"github.com/league-engine/league/tiers"
@@ -49,6 +50,7 @@ type fixture struct {
 	ns     string
 	clock  *testsvc.Clock
 	engine *league.Engine
+	boards *leaderboard.Engine // the leaderboards of newLeaderboards
 	store  *inmem.Store
 	sched  *scheduler.Scheduler // not started: tests settle with SettleNow
 	server *api.Server
@@ -98,16 +100,46 @@ func newFixtureOf(t *testing.T, keys []api.Key, serve func(http.Handler) *httpte
 	f.engine, err = league.Open(f.ctx, f.rdb, []*league.League{l},
 		league.WithNamespace(ns), league.WithClock(f.clock.Now), league.WithLogger(quiet))
 	testsvc.Must(t, err, "league.Open")
+	f.boards, err = leaderboard.Open(f.ctx, f.rdb, newLeaderboards(t),
+		leaderboard.WithNamespace(ns), leaderboard.WithClock(f.clock.Now), leaderboard.WithLogger(quiet))
+	testsvc.Must(t, err, "leaderboard.Open")
 	f.sched = scheduler.New(f.engine, f.store, scheduler.WithLogger(quiet))
 	cc := &console.Config{Redis: f.rdb, Namespace: ns, Now: f.clock.Now, Scheduler: f.sched}
 	edit(cc)
-	f.server = api.New(api.Config{Engine: f.engine, Store: f.store, Keys: keys, Logger: quiet, Console: cc})
+	f.server = api.New(api.Config{Engine: f.engine, Leaderboards: f.boards, Store: f.store, Keys: keys, Logger: quiet, Console: cc})
 	f.http = serve(f.server.Handler())
 	t.Cleanup(f.http.Close)
 	f.client = f.http.Client()
 	// Redirects are what is tested: not followed.
 	f.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return f
+}
+
+// newLeaderboards are the fixture's leaderboards:
+//   - kills: day, week and all-time boards and the last 7 days, with a
+//     catalog and public boards;
+//   - votes: day and all-time boards counting their voters, two votes a
+//     day for one candidate (one more from a partner), five in all;
+//   - big: over 3 shards, pages to rank 1,000;
+//   - peak: queued, over 2 shards.
+func newLeaderboards(t *testing.T) []*leaderboard.Leaderboard {
+	t.Helper()
+	kills := &leaderboard.Leaderboard{ID: "kills", Kinds: []leaderboard.Kind{leaderboard.Day, leaderboard.Week, leaderboard.AllTime},
+		Windows: []leaderboard.Window{{N: 7, Unit: leaderboard.Day}}, Catalog: true, PublicBoards: true, MaxScore: 1_000_000_000}
+	votes := &leaderboard.Leaderboard{ID: "votes", Kinds: []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime},
+		Participants: []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime}, Channels: []string{"web", "partner"},
+		Limits: []leaderboard.Limit{
+			{Name: "per-candidate", By: []leaderboard.Dimension{leaderboard.OfActor, leaderboard.OfMember}, Per: leaderboard.PerDay, Max: 2,
+				Extra: map[leaderboard.Dimension]map[string]int64{leaderboard.OfChannel: {"partner": 1}}},
+			{By: []leaderboard.Dimension{leaderboard.OfActor}, Per: leaderboard.PerDay, Max: 5},
+		}}
+	big := &leaderboard.Leaderboard{ID: "big", Kinds: []leaderboard.Kind{leaderboard.Day, leaderboard.AllTime}, Shards: 3, MaxDepth: 1000}
+	peak := &leaderboard.Leaderboard{ID: "peak", Kinds: []leaderboard.Kind{leaderboard.Day}, Shards: 2, Queue: &leaderboard.QueuePolicy{MaxLag: 100}}
+	out := []*leaderboard.Leaderboard{kills, votes, big, peak}
+	for _, l := range out {
+		testsvc.Must(t, l.Init(), "Init of leaderboard %s", l.ID)
+	}
+	return out
 }
 
 // reply is a response, its body read.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
 )
@@ -28,6 +29,15 @@ var funcs = template.FuncMap{
 	"state":     stateWords,
 	"segment":   url.PathEscape,
 	"periodOf":  func(t time.Time) string { return league.Period{Start: t}.ID() },
+	// leaderboards
+	"pathEscape":  url.PathEscape,
+	"boardName":   boardName,
+	"span":        span,
+	"plural":      pluralOf,
+	"add":         func(a, b int) int { return a + b },
+	"standingsOf": standingsOf,
+	"pagesOf":     pagesOf,
+	"periodDate":  periodDate,
 }
 
 // thousandsOf is thousands for the integers templates hold (int, int64).
@@ -138,4 +148,51 @@ func when(t time.Time) template.HTML {
 	t = t.UTC()
 	return template.HTML(`<time datetime="` + t.Format(time.RFC3339) + `" title="` + t.Format("2006-01-02 15:04:05 UTC") + `">` +
 		t.Format("2006-01-02 15:04 UTC") + `</time>`)
+}
+
+// boardName names a leaderboard's board for a reader: "Day", "All time",
+// "Last 7 days".
+func boardName(k leaderboard.Kind) string {
+	if w, err := leaderboard.ParseWindow(string(k)); err == nil {
+		unit := "day"
+		if w.Unit == leaderboard.Hour {
+			unit = "hour"
+		}
+		return "Last " + plural(w.N, unit)
+	}
+	if k == leaderboard.AllTime {
+		return "All time"
+	}
+	s := string(k)
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// span writes how long something lasts, in its largest whole unit: "14
+// days", "48 hours" is "2 days", "90m0s" as Go writes it.
+func span(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0"
+	case d%(24*time.Hour) == 0:
+		return plural(int(d/(24*time.Hour)), "day")
+	case d%time.Hour == 0:
+		return plural(int(d/time.Hour), "hour")
+	case d%time.Minute == 0:
+		return plural(int(d/time.Minute), "minute")
+	}
+	return d.String()
+}
+
+// pluralOf is plural for the integers templates hold (int, int64).
+func pluralOf(v any, noun string) (string, error) {
+	switch n := v.(type) {
+	case int:
+		return plural(n, noun), nil
+	case int64:
+		return plural(int(n), noun), nil
+	}
+	return "", fmt.Errorf("plural of a %T", v)
 }

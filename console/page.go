@@ -2,7 +2,10 @@ package console
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"html/template"
+	"mime"
 	"net/http"
 
 	"github.com/league-engine/league/league"
@@ -24,7 +27,8 @@ type pages map[string]*template.Template
 
 // pageNames are the templates/<name>.html files; "message" is the page of
 // a refusal or failure with nothing else to show.
-var pageNames = []string{"signin", "leagues", "league", "board", "player", "held", "settle", "health", "message"}
+var pageNames = []string{"signin", "leagues", "league", "board", "player", "held", "settle", "health", "message",
+	"leaderboards", "lbboard", "lbmember", "lbcatalog", "lblimits"}
 
 func parsePages() *pages {
 	p := pages{}
@@ -37,6 +41,10 @@ func parsePages() *pages {
 
 // maxForm bounds a form's body: the largest is a key and a token.
 const maxForm = 16 << 10
+
+// maxUpload bounds an upload's body: a catalog file as large as the API
+// takes (1 MiB), and the form around it.
+const maxUpload = 1<<20 + 16<<10
 
 // render writes page name with status. html/template escapes what players
 // wrote (ids, names) for where it lands.
@@ -97,15 +105,25 @@ func (c *Console) page(fn func(w http.ResponseWriter, r *http.Request, sess *ses
 // this host as its origin and the session's token; failing any, it
 // changes nothing and answers 403.
 func (c *Console) action(fn func(w http.ResponseWriter, r *http.Request, sess *session)) http.HandlerFunc {
+	return c.actionUpTo(maxForm, fn)
+}
+
+// actionUpTo is action for a form of up to limit bytes (a file's upload).
+func (c *Console) actionUpTo(limit int64, fn func(w http.ResponseWriter, r *http.Request, sess *session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		sess, ok, err := c.session(w, r)
 		if err != nil {
 			c.failure(w, r, "message", nil, view{Title: "Unavailable"}, err)
 			return
 		}
 		refused := view{Title: "Refused"}
+		var tooBig *http.MaxBytesError
 		switch {
+		case ok && errors.As(parseForm(r, limit), &tooBig):
+			refused.Error = fmt.Sprintf("The form is over %s bytes, so nothing was changed.", thousands(limit))
+			c.render(w, r, http.StatusRequestEntityTooLarge, "message", &sess, refused)
+			return
 		case !ok:
 			refused.Error = "Your session has ended, so nothing was changed. Sign in again, then retry."
 			c.render(w, r, http.StatusForbidden, "message", nil, refused)
@@ -121,4 +139,13 @@ func (c *Console) action(fn func(w http.ResponseWriter, r *http.Request, sess *s
 		c.cfg.Logger.Warn("console: a state-changing request refused", "path", r.URL.Path, "key", sess.Key, "reason", refused.Error)
 		c.render(w, r, http.StatusForbidden, "message", &sess, refused)
 	}
+}
+
+// parseForm reads a POST's form: a file's upload (multipart) in memory,
+// up to limit bytes, or a plain form.
+func parseForm(r *http.Request, limit int64) error {
+	if media, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); media == "multipart/form-data" {
+		return r.ParseMultipartForm(limit)
+	}
+	return r.ParseForm()
 }

@@ -3,7 +3,6 @@ package leaderboard
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +42,8 @@ type CatalogEntry struct {
 	// Place says where the entry came from, for errors ("row 7" of a CSV
 	// file); empty: its index ("entries[3]").
 	Place string
+
+	row int // its CSV row (1 is the header), which orders problems; 0: none
 }
 
 // Limits of a catalog entry.
@@ -64,80 +65,98 @@ type catalogValue struct {
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
-// checkEntry validates one entry of leaderboard l; field names the place.
-func (l *Leaderboard) checkEntry(c CatalogEntry, field string) error {
-	bad := func(f, format string, args ...any) error {
-		return &league.Error{Code: league.Invalid, Field: field + f, Message: fmt.Sprintf(format, args...)}
+// entryProblems returns what is wrong with one entry of leaderboard l,
+// field by field (none: it is fine); at names the entry ("row 7").
+func (l *Leaderboard) entryProblems(c CatalogEntry, at string) []Problem {
+	var out []Problem
+	bad := func(f, format string, args ...any) {
+		out = append(out, Problem{Entry: at, Field: f, Message: fmt.Sprintf(format, args...)})
 	}
 	if err := CheckMember(c.Member); err != nil {
-		return bad("member", "%s", league.ErrorMessage(err))
+		var le *league.Error
+		msg := err.Error()
+		if errors.As(err, &le) {
+			msg = le.Message
+		}
+		bad("member", "%s", msg)
 	}
-	if !utf8.ValidString(c.Name) || utf8.RuneCountInString(c.Name) > MaxNameLen {
-		return bad("name", "is not UTF-8 text of at most %d characters", MaxNameLen)
-	}
-	if strings.IndexFunc(c.Name, func(r rune) bool { return unicode.IsControl(r) }) >= 0 {
-		return bad("name", "holds a control character")
+	switch {
+	case !utf8.ValidString(c.Name) || utf8.RuneCountInString(c.Name) > MaxNameLen:
+		bad("name", "is not UTF-8 text of at most %d characters", MaxNameLen)
+	case strings.IndexFunc(c.Name, func(r rune) bool { return unicode.IsControl(r) }) >= 0:
+		bad("name", "holds a control character")
 	}
 	if c.Metadata != nil {
-		if len(c.Metadata) > MaxMetadataLen {
-			return bad("metadata", "is %d bytes of JSON; at most %d", len(c.Metadata), MaxMetadataLen)
-		}
 		var obj map[string]any
-		if err := json.Unmarshal(c.Metadata, &obj); err != nil || obj == nil {
-			return bad("metadata", "is not a JSON object")
+		switch {
+		case len(c.Metadata) > MaxMetadataLen:
+			bad("metadata", "is %d bytes of JSON; at most %d", len(c.Metadata), MaxMetadataLen)
+		case json.Unmarshal(c.Metadata, &obj) != nil || obj == nil:
+			bad("metadata", "is not a JSON object")
 		}
 	}
 	if c.Multiplier != 0 && c.Multiplier != 1 {
 		switch {
 		case !l.PublicBoards:
-			return bad("multiplier", "leaderboard %q has no public boards to count it on (public_boards: true)", l.ID)
+			bad("multiplier", "leaderboard %q has no public boards to count it on (public_boards: true)", l.ID)
 		case c.Multiplier < 1 || c.Multiplier > MaxMultiplier:
-			return bad("multiplier", "%d is not from 1 to %d", c.Multiplier, MaxMultiplier)
+			bad("multiplier", "%d is not from 1 to %d", c.Multiplier, MaxMultiplier)
 		}
 	}
 	if c.InitialScore != 0 {
 		switch {
 		case !l.has(AllTime):
-			return bad("initial_score", "leaderboard %q keeps no all_time board to start it on", l.ID)
+			bad("initial_score", "leaderboard %q keeps no all_time board to start it on", l.ID)
 		case l.Operator != Incr && l.Operator != Decr:
-			return bad("initial_score", "an initial score goes with score_operator incr or decr (a sum), not %s", l.Operator)
+			bad("initial_score", "an initial score goes with score_operator incr or decr (a sum), not %s", l.Operator)
 		case c.InitialScore > l.MaxScore || c.InitialScore < -l.MaxScore:
-			return &league.Error{Code: league.Overflow, Field: field + "initial_score",
-				Message: fmt.Sprintf("%d is past the leaderboard's maximum score %d", c.InitialScore, l.MaxScore)}
+			out = append(out, Problem{Entry: at, Field: "initial_score", overflow: true,
+				Message: fmt.Sprintf("%d is past the leaderboard's maximum score %d", c.InitialScore, l.MaxScore)})
 		}
 	}
-	return nil
+	return out
+}
+
+// catalogProblems returns what is wrong with entries, in their order:
+// each entry's problems and the members named twice.
+func (l *Leaderboard) catalogProblems(entries []CatalogEntry) []Problem {
+	var out []Problem
+	seen := make(map[string]int, len(entries))
+	for i, c := range entries {
+		for _, p := range l.entryProblems(c, place(entries, i)) {
+			p.row = c.row
+			out = append(out, p)
+		}
+		if j, dup := seen[c.Member]; dup {
+			out = append(out, Problem{Entry: place(entries, i), Field: "member", row: c.row, Message: fmt.Sprintf("%q is also %s", c.Member, place(entries, j))})
+		} else {
+			seen[c.Member] = i
+		}
+	}
+	return out
 }
 
 // Import adds or updates catalog entries of leaderboard id. The entries
-// are checked first: one bad entry (its field named, "entries[3].name")
-// imports nothing. They are then written 500 an atomic step; each step is
-// idempotent, so after a failure (Redis down) the same import run again
-// completes it. It returns how many members changed.
+// are checked first: a bad entry imports nothing, and the error (an
+// *ImportError its cause) lists every entry refused and why ("row 7",
+// "name", "holds a control character"). They are then written 500 an
+// atomic step; each step is idempotent, so after a failure (Redis down)
+// the same import run again completes it. It returns how many members
+// changed.
 func (e *Engine) Import(ctx context.Context, id string, entries []CatalogEntry) (changed int, err error) {
-	l, err := e.Leaderboard(id)
+	l, err := e.catalogOf(id)
 	if err != nil {
 		return 0, err
-	}
-	if !l.Catalog {
-		return 0, &league.Error{Code: league.Invalid, Field: "leaderboard",
-			Message: fmt.Sprintf("leaderboard %q has no catalog (catalog: true in its config)", id)}
 	}
 	if len(entries) > MaxImport {
 		return 0, &league.Error{Code: league.Invalid, Field: "entries",
 			Message: fmt.Sprintf("%d entries; import at most %d a call", len(entries), MaxImport)}
 	}
-	seen := make(map[string]int, len(entries))
+	if problems := l.catalogProblems(entries); len(problems) > 0 {
+		return 0, importError(problems, 0)
+	}
 	values := make([]string, len(entries))
 	for i, c := range entries {
-		if err := l.checkEntry(c, place(entries, i)+"."); err != nil {
-			return 0, err
-		}
-		if j, dup := seen[c.Member]; dup {
-			return 0, &league.Error{Code: league.Invalid, Field: place(entries, i) + ".member",
-				Message: fmt.Sprintf("%q is also %s", c.Member, place(entries, j))}
-		}
-		seen[c.Member] = i
 		if c.Name != "" || c.Metadata != nil {
 			v, _ := json.Marshal(catalogValue{Name: c.Name, Metadata: compact(c.Metadata)})
 			values[i] = string(v)
@@ -171,10 +190,10 @@ func (e *Engine) Import(ctx context.Context, id string, entries []CatalogEntry) 
 		}
 		return []string{k.catalogInitial(), k.catalog(), board, k.multipliers()}, args
 	}
-	overflow := func(chunk []int, reply []int64, done string) error {
+	overflow := func(chunk []int, reply []int64, imported int) error {
 		i := chunk[reply[1]-1]
-		return &league.Error{Code: league.Overflow, Field: place(entries, i) + ".initial_score", Message: fmt.Sprintf(
-			"would take %q's all-time score from %d past the maximum %d; %s", entries[i].Member, reply[2], l.MaxScore, done)}
+		return importError([]Problem{{Entry: place(entries, i), Field: "initial_score", overflow: true, Message: fmt.Sprintf(
+			"would take %q's all-time score from %d past the maximum %d", entries[i].Member, reply[2], l.MaxScore)}}, imported)
 	}
 	if len(chunks) > 1 {
 		// Every chunk checked against the scores first, in one round
@@ -191,7 +210,7 @@ func (e *Engine) Import(ctx context.Context, id string, entries []CatalogEntry) 
 				return 0, league.RedisError("leaderboard import", err)
 			}
 			if scripts.Status(reply[0]) == scripts.Overflow {
-				return 0, overflow(chunks[j], reply, "nothing was imported")
+				return 0, overflow(chunks[j], reply, 0)
 			}
 		}
 	}
@@ -203,7 +222,7 @@ func (e *Engine) Import(ctx context.Context, id string, entries []CatalogEntry) 
 			return changed, league.RedisError("leaderboard import", err)
 		}
 		if scripts.Status(reply[0]) == scripts.Overflow {
-			return changed, overflow(chunk, reply, fmt.Sprintf("%d of the other entries were imported (the import is idempotent: import it again once fixed)", imported))
+			return changed, overflow(chunk, reply, imported)
 		}
 		changed += int(reply[1])
 		imported += len(chunk)
@@ -313,69 +332,4 @@ func ParseCatalogJSON(r io.Reader) ([]CatalogEntry, error) {
 		}
 	}
 	return out, nil
-}
-
-// ParseCatalogCSV reads a CSV file whose first row names the columns:
-// member (required), name, initial_score, multiplier, and any others, which go into
-// each member's metadata as strings (an avatar column: {"avatar": ...}).
-// An error names the row (1 is the header) and the column.
-func ParseCatalogCSV(r io.Reader) ([]CatalogEntry, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = 0 // every row as long as the header
-	header, err := cr.Read()
-	if err != nil {
-		return nil, &league.Error{Code: league.Invalid, Field: "row 1", Message: fmt.Sprintf("no header row: %v", err)}
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		if _, dup := col[h]; dup || h == "" {
-			return nil, &league.Error{Code: league.Invalid, Field: "row 1", Message: fmt.Sprintf("column %d: %q is empty or named twice", i+1, excerpt.Of(h))}
-		}
-		header[i], col[h] = h, i
-	}
-	if _, ok := col["member"]; !ok {
-		return nil, &league.Error{Code: league.Invalid, Field: "row 1", Message: "no member column"}
-	}
-	var out []CatalogEntry
-	for row := 2; ; row++ {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, &league.Error{Code: league.Invalid, Field: "row " + strconv.Itoa(row), Message: err.Error()}
-		}
-		c := CatalogEntry{Member: rec[col["member"]], Place: "row " + strconv.Itoa(row)}
-		meta := map[string]string{}
-		for i, v := range rec {
-			switch header[i] {
-			case "member":
-			case "name":
-				c.Name = v
-			case "initial_score", "multiplier":
-				if v == "" {
-					continue
-				}
-				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-				if err != nil {
-					return nil, &league.Error{Code: league.Invalid, Field: fmt.Sprintf("row %d", row),
-						Message: fmt.Sprintf("%s %q is not a whole number", header[i], excerpt.Of(v))}
-				}
-				if header[i] == "multiplier" {
-					c.Multiplier = n
-				} else {
-					c.InitialScore = n
-				}
-			default:
-				if v != "" {
-					meta[header[i]] = v
-				}
-			}
-		}
-		if len(meta) > 0 {
-			c.Metadata, _ = json.Marshal(meta)
-		}
-		out = append(out, c)
-	}
 }

@@ -100,7 +100,7 @@ func TestCatalogCSV(t *testing.T) {
 	for csv, want := range map[string]string{
 		"name\nalice\n":                    "row 1: no member column",
 		"member,member\na,b\n":             `row 1: column 2: "member" is empty or named twice`,
-		"member,initial_score\na,1\nb,x\n": `row 3: initial_score "x" is not a whole number`,
+		"member,initial_score\na,1\nb,x\n": `row 3.initial_score: "x" is not a whole number`,
 		"member,name\na,A\nb\n":            "row 3: record on line 3: wrong number of fields",
 		"":                                 "row 1: no header row",
 	} {

@@ -142,6 +142,20 @@ func TestRedisCluster(t *testing.T) {
 	if got, want := named(pub.Entries), "1.m01=42:M1 2.m19=20:M19 3.m18=19:M18 "; got != want {
 		t.Errorf("spread's public board: got %s, want %s", got, want)
 	}
+	// its catalog read back in pages from every node; a multiplier set
+	// on the member's node
+	listed, cursor := 0, ""
+	for page := 0; page == 0 || cursor != ""; page++ {
+		p, err := se.Catalog(ctx, "spread", cursor, 7)
+		testsvc.Must(t, err, "catalog page %d of spread", page)
+		listed, cursor = listed+len(p.Entries), p.Next
+	}
+	if listed != 20 {
+		t.Errorf("spread's catalog pages list %d entries, want 20", listed)
+	}
+	if prev, err := se.SetMultiplier(ctx, "spread", "m01", 3); prev != 2 || err != nil {
+		t.Errorf("SetMultiplier on spread: %d, %v; want 2 before", prev, err)
+	}
 	// 64 racing writers against a limit of 5, on the cluster
 	limited := newLeaderboard(t, func(l *leaderboard.Leaderboard) {
 		l.ID = "capped"
@@ -165,6 +179,9 @@ func TestRedisCluster(t *testing.T) {
 	wg.Wait()
 	if accepted.Load() != 5 {
 		t.Errorf("64 racing writers against a limit of 5 on the cluster: %d accepted", accepted.Load())
+	}
+	if log, err := ce.Refusals(ctx, "capped", 100); err != nil || len(log) != 59 || log[0].Limit != "member-day" {
+		t.Errorf("the refusals log of the racing writers: %d logged (%v); want 59", len(log), err)
 	}
 	// one voter racing over a leaderboard of 6 shards: their limit is
 	// taken on its shard's node, each vote written on its candidate's, and

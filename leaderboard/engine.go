@@ -160,6 +160,7 @@ func (e *Engine) RoundTripStats() evalsha.Stats { return e.run.Stats() }
 //	<ns>:lb:{L}:drainer          string the token of the consumer draining the shard's queue (queue.go)
 //	<ns>:lb:{L}:rl:<limit>:<window> <values> string a rate limit's counter (limit.go)
 //	<ns>:lb:{L}:rv:[<scope>:]<id> hash the limits a request id took before its write (reserve.go)
+//	<ns>:lb:{L}:refusals         stream the last ~1000 writes a rate limit refused (refusals.go; shard 0's only)
 //
 // On a sharded leaderboard each shard s > 0 has its own, under {L:s}.
 type keys struct{ prefix string }

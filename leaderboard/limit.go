@@ -218,6 +218,7 @@ type Refusal struct {
 	// Frees is when the limit's window ends (zero for PerEver: never).
 	Frees time.Time
 	now   time.Time
+	w     Write // the write refused, for the refusals log (refusals.go)
 }
 
 func (r *Refusal) Error() string {

@@ -335,6 +335,8 @@ func (e *Engine) apply(ctx context.Context, l *Leaderboard, k keys, msgs []redis
 		entries = rest
 	}
 	seed := make([]bool, len(entries))
+	var limited []error // refusals by a rate limit, for the refusals log
+	defer func() { e.logRefusals(ctx, limited...) }()
 	for attempt := 0; len(entries) > 0 && attempt < 2; attempt++ {
 		cmds, err := e.run.Pipeline(ctx, scripts.LBWrite, len(entries), func(j int) ([]string, []any) {
 			en := entries[j]
@@ -364,6 +366,9 @@ func (e *Engine) apply(ctx context.Context, l *Leaderboard, k keys, msgs []redis
 					"entry", entries[j].id, "member", entries[j].w.Member, "err", werr)
 				res.Refused++
 				done = append(done, entries[j].id)
+				if league.ErrorCode(werr) == league.RateLimited {
+					limited = append(limited, werr)
+				}
 			}
 		}
 		entries = again

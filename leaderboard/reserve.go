@@ -47,12 +47,18 @@ import (
 func (l *Leaderboard) splitLimits() {
 	l.inWrite, l.shared = nil, nil
 	for i, lim := range l.Limits {
-		if l.Shards > 1 && !slices.Contains(lim.By, OfMember) {
+		if l.AcrossShards(lim) {
 			l.shared = append(l.shared, i)
 		} else {
 			l.inWrite = append(l.inWrite, i)
 		}
 	}
+}
+
+// AcrossShards reports whether lim is taken before the write, across the
+// shards of a sharded leaderboard (it does not count by member).
+func (l *Leaderboard) AcrossShards(lim Limit) bool {
+	return l.Shards > 1 && !slices.Contains(lim.By, OfMember)
 }
 
 // limitShard is the shard of lim's counter for w among n: the member's for

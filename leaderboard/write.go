@@ -58,10 +58,15 @@ func (e *Engine) Write(ctx context.Context, id string, w Write) (WriteResult, er
 	if err := l.checkWrite(w); err != nil {
 		return WriteResult{}, err
 	}
+	var res WriteResult
 	if len(l.shared) > 0 {
-		return e.writeShared(ctx, l, w)
+		res, err = e.writeShared(ctx, l, w)
+	} else {
+		res, _, err = e.write(ctx, l, w)
 	}
-	res, _, err := e.write(ctx, l, w)
+	if err != nil {
+		e.logRefusals(ctx, err)
+	}
 	return res, err
 }
 
@@ -233,6 +238,7 @@ func (e *Engine) WriteMany(ctx context.Context, writes []BoardWrite) (results []
 		}
 		e.settle(ctx, ts, rs, es, ref)
 	}
+	e.logRefusals(ctx, errs...)
 	return results, errs, nil
 }
 
@@ -392,7 +398,7 @@ func (e *Engine) writeArgs(l *Leaderboard, now time.Time, ps []Period, w Write, 
 // when its window ends, in ms (-1: never).
 func (l *Leaderboard) refusal(now time.Time, w Write, i int, end int64) error {
 	lim := l.Limits[i]
-	r := &Refusal{Leaderboard: l.ID, Limit: lim.Name, Per: lim.Per, Max: lim.allowance(w), now: now}
+	r := &Refusal{Leaderboard: l.ID, Limit: lim.Name, Per: lim.Per, Max: lim.allowance(w), now: now, w: w}
 	if end >= 0 {
 		r.Frees = time.UnixMilli(end)
 	}

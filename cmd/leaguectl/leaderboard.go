@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -140,25 +141,38 @@ func importCatalog(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer f.Close()
+	csv := strings.HasSuffix(strings.ToLower(*file), ".csv")
 	var entries []leaderboard.CatalogEntry
-	if strings.HasSuffix(strings.ToLower(*file), ".csv") {
-		entries, err = leaderboard.ParseCatalogCSV(f)
-	} else {
-		entries, err = leaderboard.ParseCatalogJSON(f)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", *file, err)
+	if !csv {
+		if entries, err = leaderboard.ParseCatalogJSON(f); err != nil {
+			return fmt.Errorf("%s: %w", *file, err)
+		}
 	}
 	e, lb, err := openLeaderboards(ctx, *path)
 	if err != nil {
 		return err
 	}
 	defer e.close()
-	changed, err := lb.Import(ctx, *id, entries)
+	n, changed := len(entries), 0
+	if csv {
+		// every row refused listed, not only the first
+		n, changed, err = lb.ImportCSV(ctx, *id, f)
+	} else {
+		changed, err = lb.Import(ctx, *id, entries)
+	}
+	var ie *leaderboard.ImportError
+	if errors.As(err, &ie) {
+		for _, p := range ie.Problems {
+			fmt.Fprintf(out, "%s: %s\n", *file, p)
+		}
+		if ie.More > 0 {
+			fmt.Fprintf(out, "%s: and %s more\n", *file, words.Count(ie.More, "problem"))
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", *file, err)
 	}
-	fmt.Fprintf(out, "leaderboard %s: %s imported, %d changed\n", *id, words.Count(len(entries), "member"), changed)
+	fmt.Fprintf(out, "leaderboard %s: %s imported, %d changed\n", *id, words.Count(n, "member"), changed)
 	return nil
 }
 

@@ -322,7 +322,7 @@ func TestLeaderboardAndPrefill(t *testing.T) {
 }
 
 // TestImport: leaguectl imports a CSV catalog, names show on the board, a
-// second import changes nothing, and a bad row imports nothing.
+// second import changes nothing, and bad rows import nothing, each listed.
 func TestImport(t *testing.T) {
 	path, _ := leaderboardConfig(t, "leaderboards: [{id: votes, periods: [all_time], catalog: true}]\n")
 	dir := t.TempDir()
@@ -345,10 +345,20 @@ func TestImport(t *testing.T) {
 		t.Fatalf("board after the import:\n%s", s)
 	}
 	bad := filepath.Join(dir, "bad.csv")
-	testsvc.Must(t, os.WriteFile(bad, []byte("member,name,initial_score\ncid,Cid,1\ndan,Dan,lots\n"), 0o600), "write csv")
+	testsvc.Must(t, os.WriteFile(bad, []byte("member,name,initial_score\ncid,Cid,1\ndan,Dan,lots\ne f,E,\n"), 0o600), "write csv")
+	out.Reset()
 	if err := run(ctx, []string{"import", "-config", path, "-leaderboard", "votes", "-file", bad}, &out); err == nil ||
-		!strings.Contains(err.Error(), `row 3: initial_score "lots" is not a whole number`) {
-		t.Fatalf("a bad row: %v", err)
+		!strings.Contains(err.Error(), "2 problems, so nothing was imported") {
+		t.Fatalf("bad rows: %v", err)
+	}
+	if s := out.String(); !strings.Contains(s, bad+`: row 3.initial_score: "lots" is not a whole number`+"\n") ||
+		!strings.Contains(s, bad+": row 4.member: byte 1") {
+		t.Fatalf("bad rows: every one is not listed:\n%s", s)
+	}
+	out.Reset()
+	testsvc.Must(t, run(ctx, []string{"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "all_time"}, &out), "board")
+	if strings.Contains(out.String(), "cid") {
+		t.Fatalf("a refused import wrote its good row:\n%s", out.String())
 	}
 }
 
