@@ -16,7 +16,7 @@ FUZZTIME ?= 20000x
 # SIGTERM without passing it on, which would orphan the runner.
 WITHSERVICES := bin/withservices
 
-.PHONY: test test-local fuzz bench run build vet fmt withservices chromium
+.PHONY: test test-local lint-api fuzz bench run build vet fmt withservices chromium
 
 # test: vet, race tests and fuzz against throwaway Redis and PostgreSQL (or
 # REDIS_URL / DATABASE_URL), the console's pages in a headless Chromium.
@@ -29,7 +29,15 @@ test: withservices chromium
 # package is failed as hung, so the bound is raised.
 test-local: vet
 	go test -race -count=1 -timeout 25m $(PKGS)
+	@$(MAKE) --no-print-directory lint-api
 	@$(MAKE) --no-print-directory fuzz
+
+# lint-api: api/openapi.yaml against Spectral's OpenAPI rules, failing on any
+# warning (Node.js and npm needed: apt-get install nodejs npm; the linter's
+# packages are pinned in api/lint/package-lock.json).
+lint-api:
+	@command -v npm >/dev/null || { echo "lint-api: needs Node.js and npm (apt-get install nodejs npm)"; exit 1; }
+	cd api/lint && npm ci --silent --no-audit --no-fund && ./node_modules/.bin/spectral lint ../openapi.yaml --fail-severity=warn
 
 # fuzz: run each of FUZZ_TARGETS for FUZZTIME (nothing while the list is empty).
 fuzz:
