@@ -12,6 +12,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/league-engine/league/api"
 	"github.com/league-engine/league/league"
 )
 
@@ -31,8 +35,8 @@ const benchPlayers = 100
 
 // benchFixture is a board of 100 players with scores, on the real Redis,
 // in a league whose maximum score is the packing's.
-func benchFixture(b *testing.B) *fixture {
-	f := onRedis(b, withLeague(func(l *league.League) { l.BoardSize = benchPlayers; l.MaxScore = 0 }))
+func benchFixture(b *testing.B, opts ...option) *fixture {
+	f := onRedis(b, append(opts, withLeague(func(l *league.League) { l.BoardSize = benchPlayers; l.MaxScore = 0 }))...)
 	f.unchecked = true
 	for i := range benchPlayers {
 		p := fmt.Sprintf("player-%03d", i)
@@ -69,8 +73,20 @@ func benchRequest(method, target string, body []byte) *http.Request {
 	return r
 }
 
-func BenchmarkScoreHandler(b *testing.B) {
-	f := benchFixture(b)
+func BenchmarkScoreHandler(b *testing.B) { benchScoreHandler(b, benchFixture(b)) }
+
+// BenchmarkScoreHandlerTraced is BenchmarkScoreHandler with a span for
+// every request, every one sampled and recorded (then dropped): the
+// request's own cost of tracing (tracing.otlp_endpoint), beside
+// BenchmarkScoreHandler's none.
+func BenchmarkScoreHandlerTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter())))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	benchScoreHandler(b, benchFixture(b, withConfig(func(c *api.Config) { c.Tracer = tp.Tracer("bench") })))
+}
+
+func benchScoreHandler(b *testing.B, f *fixture) {
 	bodies := make([][]byte, benchPlayers)
 	for i := range bodies {
 		bodies[i] = fmt.Appendf(nil, `{"player_id":"player-%03d","value":1}`, i)

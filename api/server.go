@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/league-engine/league/console"
 	"github.com/league-engine/league/internal/excerpt"
@@ -57,6 +58,9 @@ type Config struct {
 	// DefaultRequestTimeout), but for running a settlement, which has the
 	// settler's own.
 	RequestTimeout time.Duration
+	// Tracer starts a span for every request (internal/tracing); nil:
+	// none, at no cost.
+	Tracer trace.Tracer
 	// Console serves the back office at /console (package console) with
 	// its sessions in this Redis; nil: no console. The server supplies
 	// the engine, the keys and the logger.
@@ -87,6 +91,7 @@ type Server struct {
 	mux            *http.ServeMux
 	// unmatchedRoute answers what no route takes (see unmatched).
 	unmatchedRoute http.Handler
+	tracer         trace.Tracer // nil: no spans
 }
 
 // New builds the server and registers its metrics on cfg.Registry.
@@ -103,6 +108,7 @@ func New(cfg Config) *Server {
 		historyLimit:   cfg.HistoryLimit,
 		requestTimeout: cfg.RequestTimeout,
 		mux:            http.NewServeMux(),
+		tracer:         cfg.Tracer,
 	}
 	if s.registry == nil {
 		s.registry = prometheus.NewRegistry()
@@ -267,8 +273,15 @@ func (s *Server) handle(pattern string, need access, ep endpoint, opts ...routeO
 // serve runs one JSON request, then counts it and logs its access line.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt *route) {
 	start := time.Now()
+	var span trace.Span
+	if s.tracer != nil {
+		r, span = s.startSpan(r, rt)
+	}
 	x := exchange{w: w, r: r}
 	status := s.run(&x, rt)
+	if span != nil {
+		endSpan(span, &x, status)
+	}
 	d := time.Since(start)
 	rt.metrics.observe(status, d)
 	if x.caller != nil && x.caller.requests != nil {

@@ -21,6 +21,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/league-engine/league/api"
+	"github.com/league-engine/league/internal/tracing"
 	"github.com/league-engine/league/internal/words"
 	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
@@ -37,8 +38,10 @@ type Config struct {
 	// 0 sends each call on its own round trip.
 	SharedRoundTrips int
 	Settlement       Settlement
-	Leagues          []*league.League
-	Leaderboards     []*leaderboard.Leaderboard
+	// Tracing says where OpenTelemetry spans go (off without an endpoint).
+	Tracing      tracing.Settings
+	Leagues      []*league.League
+	Leaderboards []*leaderboard.Leaderboard
 }
 
 // Settlement configures the scheduler.
@@ -79,6 +82,11 @@ type file struct {
 		Poll         duration `yaml:"poll"`
 		HistoryLimit *int     `yaml:"history_limit"`
 	} `yaml:"settlement"`
+	Tracing struct {
+		OTLPEndpoint string   `yaml:"otlp_endpoint"`
+		SampleRatio  *float64 `yaml:"sample_ratio"`
+		ServiceName  string   `yaml:"service_name"`
+	} `yaml:"tracing"`
 	Leagues      []leagueFile      `yaml:"leagues"`
 	Leaderboards []leaderboardFile `yaml:"leaderboards"`
 }
@@ -215,6 +223,13 @@ func Parse(b []byte) (*Config, error) {
 			return nil, fmt.Errorf("settlement.history_limit: %d is outside 1..%d", *n, MaxHistoryLimit)
 		}
 		c.Settlement.HistoryLimit = *n
+	}
+	c.Tracing = tracing.Settings{Endpoint: f.Tracing.OTLPEndpoint, SampleRatio: 1, ServiceName: f.Tracing.ServiceName}
+	if r := f.Tracing.SampleRatio; r != nil {
+		c.Tracing.SampleRatio = *r
+	}
+	if err := c.Tracing.Check(); err != nil {
+		return nil, err
 	}
 	if len(f.Leagues) == 0 && len(f.Leaderboards) == 0 {
 		return nil, errors.New("leagues, leaderboards: at least one league or leaderboard is required")

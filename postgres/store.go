@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/league-engine/league/league"
@@ -31,13 +32,29 @@ const DefaultConnectTimeout = 10 * time.Second
 // refuses would hold every call that needs a connection).
 const DefaultPingTimeout = 5 * time.Second
 
+// Option configures the pool Open makes.
+type Option func(*pgxpool.Config)
+
+// WithTracer traces every query, batch and COPY of the pool's connections
+// (internal/tracing); nil: none.
+func WithTracer(t pgx.QueryTracer) Option {
+	return func(c *pgxpool.Config) {
+		if t != nil {
+			c.ConnConfig.Tracer = t
+		}
+	}
+}
+
 // Open connects to the database at dsn (a postgres:// URL or keyword=value
 // string; search_path in it picks the schema, pool_max_conns sizes the pool)
 // and checks that it answers.
-func Open(ctx context.Context, dsn string) (*Store, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, league.Errorf(league.Invalid, "postgres: bad connection string: %v", err)
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	if err := checkPool(cfg); err != nil {
 		return nil, err

@@ -30,8 +30,10 @@ import (
 	"github.com/league-engine/league/console"
 	"github.com/league-engine/league/internal/buildinfo"
 	"github.com/league-engine/league/internal/connect"
+	"github.com/league-engine/league/internal/tracing"
 	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/postgres"
 	"github.com/league-engine/league/scheduler"
 )
 
@@ -142,12 +144,23 @@ func (d *daemon) run(ctx context.Context) error {
 	build := buildinfo.Read()
 	d.log().Info("leagued starting", "build", build.String())
 
+	traces, err := tracing.Start(ctx, cfg.Tracing)
+	if err != nil {
+		return err
+	}
+	defer traces.Stop(context.Background()) // after the servers stop: their last spans flushed
+	if traces != nil {
+		log.Info("tracing: spans go to "+cfg.Tracing.Endpoint, "sample_ratio", cfg.Tracing.SampleRatio)
+	}
 	rdb, embedded, closeRedis, err := connect.Redis(ctx, os.Getenv("REDIS_URL"), log)
 	if err != nil {
 		return err
 	}
 	defer closeRedis()
-	store, closeStore, err := connect.Store(ctx, os.Getenv("DATABASE_URL"), true, log)
+	if err := traces.Redis(rdb); err != nil {
+		return err
+	}
+	store, closeStore, err := connect.Store(ctx, os.Getenv("DATABASE_URL"), true, log, postgres.WithTracer(traces.Postgres()))
 	if err != nil {
 		return err
 	}
@@ -195,7 +208,7 @@ func (d *daemon) run(ctx context.Context) error {
 		Engine: engine, Leaderboards: boards, Store: store, Settler: sched, Registry: reg, Logger: log,
 		Keys: cfg.Server.Keys, HistoryLimit: cfg.Settlement.HistoryLimit,
 		RequestTimeout: cfg.Server.RequestTimeout, AccessLog: cfg.Log.Access,
-		Console: consoleCfg,
+		Console: consoleCfg, Tracer: traces.Tracer("league/api"),
 	})
 	srv := api.NewHTTPServer(apiServer.Handler(), api.ServeOptions{
 		MaxConnections: noCapIsMinusOne(cfg.Server.MaxConnections), MaxConnectionsPerClient: noCapIsMinusOne(cfg.Server.MaxConnectionsPerClient),

@@ -119,12 +119,12 @@ func ping(ctx context.Context, c redis.UniversalClient, what string) error {
 // is refused (leaguectl's commands: an operator's newer leaguectl must not
 // migrate a database under running leagueds, whose restarts would then
 // refuse a database newer than them).
-func Store(ctx context.Context, url string, migrate bool, log *slog.Logger) (league.Store, func(), error) {
+func Store(ctx context.Context, url string, migrate bool, log *slog.Logger, opts ...postgres.Option) (league.Store, func(), error) {
 	if url == "" {
 		log.Warn("DATABASE_URL is not set: settlement results are kept in process memory; NOTHING SURVIVES A RESTART")
 		return inmem.New(), func() {}, nil
 	}
-	s, err := postgres.Open(ctx, url)
+	s, err := postgres.Open(ctx, url, opts...)
 	if err != nil {
 		return nil, nil, err
 	}
