@@ -56,7 +56,7 @@ func BenchmarkWriteOutcomes(b *testing.B) {
 	})
 }
 
-func beginBench(b *testing.B, s *postgres.Store, week, players int) league.Settlement {
+func beginBench(b testing.TB, s *postgres.Store, week, players int) league.Settlement {
 	start := week0.AddDate(0, 0, 7*week)
 	st, err := s.BeginSettlement(context.Background(), league.Settlement{League: "bench", Period: start, PeriodEnd: start.AddDate(0, 0, 7)})
 	if err != nil {
@@ -107,11 +107,12 @@ func rankBoards(field []league.Outcome, ladder []string) ([]league.Outcome, []le
 		o.Board, o.Rank = i/100+1, (i*37)%100+1 // 37 is prime to 100: ranks 1..100 on each board
 		o.Score = int64(100_000 - o.Rank*37)
 		t := index[o.TierBefore]
+		o.Move = league.Stayed
 		switch {
 		case o.Rank <= 10 && t < len(ladder)-1:
-			t++
+			t, o.Move = t+1, league.Promoted
 		case o.Rank > 90 && t > 0:
-			t--
+			t, o.Move = t-1, league.Demoted
 		}
 		o.TierAfter = ladder[t]
 		if o.Rank <= 3 {
