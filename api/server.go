@@ -39,6 +39,9 @@ type Config struct {
 	Leaderboards *leaderboard.Engine
 	// Settler runs settlements for the admin route; nil makes it answer 503.
 	Settler Settler
+	// Events serves the pull feed of the outbox (GET /v1/admin/events);
+	// nil (no Postgres) makes it answer 503.
+	Events EventFeed
 	// Keys open the routes (Key). No keys at all turns authentication off.
 	Keys []Key
 	// Registry receives the metrics and is served at /metrics; nil: a
@@ -72,6 +75,7 @@ type Server struct {
 	boards         *leaderboard.Engine
 	store          league.Store
 	settler        Settler
+	feed           EventFeed
 	keys           atomic.Pointer[keyring]
 	metrics        *metrics
 	registry       *prometheus.Registry
@@ -92,6 +96,7 @@ func New(cfg Config) *Server {
 		boards:         cfg.Leaderboards,
 		store:          cfg.Store,
 		settler:        cfg.Settler,
+		feed:           cfg.Events,
 		registry:       cfg.Registry,
 		log:            cfg.Logger,
 		accessLog:      cfg.AccessLog,
@@ -202,6 +207,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/approve", admin, s.approve)
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/reject", admin, s.reject)
 	s.handle("POST /v1/admin/leaderboards/{leaderboard}/catalog", admin, s.lbImport)
+	s.handle("GET /v1/admin/events", admin, s.events, takes("after", "limit"))
 
 	s.handle("GET /healthz", public, s.healthz)
 	s.handle("GET /readyz", public, s.readyz)
