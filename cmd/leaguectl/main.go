@@ -7,6 +7,7 @@
 //	leaguectl board -league L -board gold-3 [-period P]
 //	leaguectl player -league L -player ID
 //	leaguectl restore -league L
+//	leaguectl events dead [-webhook W] | replay [-webhook W] ID|-all
 //	leaguectl version
 //
 // It reads the same configuration and environment as leagued (LEAGUE_CONFIG,
@@ -51,6 +52,8 @@ commands:
   limits         show rate-limit counters (REDIS_URL): -leaderboard L [-actor A] [-member M] [-channel C] [-terminal T],
                  or a league's: -league L [-player ID] [-key NAME]
   held           list a league's held score writes (REDIS_URL): -league L [-period P]; decide one: -approve ID | -reject ID
+  events         webhook delivery (DATABASE_URL): dead [-webhook W] lists each webhook's progress and dead events;
+                 replay [-webhook W] ID | -all delivers dead events again
   version        print the build (module version, VCS revision, Go)
 `
 
@@ -108,6 +111,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return limits(ctx, rest, out)
 	case "held":
 		return held(ctx, rest, out)
+	case "events":
+		return eventsCmd(ctx, rest, out)
 	case "version", "-version", "--version":
 		if len(rest) > 0 {
 			return usageError{fmt.Errorf("version takes no arguments")}
