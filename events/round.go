@@ -31,6 +31,9 @@ type hookRun struct {
 	until  time.Time // end of the pause
 }
 
+// storeBackoffMax bounds the wait after a round failed on the database.
+const storeBackoffMax = 30 * time.Second
+
 // deliverTo runs rounds to one webhook until ctx ends.
 func (d *Deliverer) deliverTo(ctx context.Context, h Webhook) {
 	r := &hookRun{d: d, h: h, m: d.metrics.hook(h.Name), client: d.clients[h.Name], scanned: -1}
@@ -41,8 +44,11 @@ func (d *Deliverer) deliverTo(ctx context.Context, h Webhook) {
 		wait := time.Duration(0)
 		switch {
 		case err != nil && ctx.Err() == nil:
+			// The database's failures back off on their own scale: a
+			// receiver's ten minutes would keep delivery idle long after
+			// Postgres is back.
 			storeBackoff++
-			wait = d.backoff.After(storeBackoff, rand.Float64())
+			wait = min(d.backoff.After(storeBackoff, rand.Float64()), storeBackoffMax)
 			d.log.Warn("events: a delivery round failed on the database; retrying", "webhook", h.Name, "in", wait.Round(time.Millisecond), "err", err)
 		case err == nil:
 			storeBackoff = 0
