@@ -75,13 +75,15 @@ type PeriodClosedData struct {
 	Tiers     []TierCount `json:"tiers"` // ladder order, lowest first
 }
 
-// TierCount is a tier's part of a settlement (league.TierCount's JSON).
+// TierCount is a tier's part of a settlement, as the settlement recorded
+// it (league.TierCount's JSON, whatever counts it has).
 type TierCount struct {
-	Tier     string `json:"tier"`
-	Players  int    `json:"players"`
-	Promoted int    `json:"promoted"`
-	Demoted  int    `json:"demoted"`
-	Rewarded int    `json:"rewarded"`
+	Tier      string `json:"tier"`
+	Players   int    `json:"players"`
+	Promoted  int    `json:"promoted"`
+	Demoted   int    `json:"demoted"`
+	Rewarded  int    `json:"rewarded"`
+	Moderated int    `json:"moderated,omitempty"` // where the settlement counts players taken off the boards
 }
 
 // OutcomeData is the data of the player.* types.
