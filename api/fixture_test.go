@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/league-engine/league/api"
+	"github.com/league-engine/league/events"
 	"github.com/league-engine/league/inmem"
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/leaderboard"
@@ -95,6 +97,7 @@ type fixture struct {
 	boards  *leaderboard.Engine // the "kills" leaderboard: every kind of board, incr, max 1000
 	store   *inmem.Store
 	settler *fakeSettler
+	feed    *fakeFeed
 	reg     *prometheus.Registry
 	log     *testsvc.Log
 	server  *api.Server
@@ -170,8 +173,9 @@ func newFixture(tb testing.TB, rdb *redis.Client, m *miniredis.Miniredis, ns str
 		leaderboard.WithNamespace(ns), leaderboard.WithClock(f.clock.Now), leaderboard.WithLogger(quiet), leaderboard.WithArchive(f.store))
 	testsvc.Must(tb, err, "leaderboard.Open")
 	f.settler = &fakeSettler{store: f.store}
+	f.feed = &fakeFeed{}
 	cfg := api.Config{
-		Engine: e, Leaderboards: f.boards, Store: f.store, Settler: f.settler,
+		Engine: e, Leaderboards: f.boards, Store: f.store, Settler: f.settler, Events: f.feed,
 		Keys:     keysOf([]string{gameKey}, []string{adminKey}),
 		Registry: f.reg, Logger: quiet,
 	}
@@ -397,6 +401,38 @@ func (s *fakeSettler) SettleNow(ctx context.Context, lg string, period time.Time
 		period = monday
 	}
 	return s.store.BeginSettlement(ctx, league.Settlement{League: lg, Period: period, PeriodEnd: period.AddDate(0, 0, 7)})
+}
+
+// fakeFeed stands in for the outbox Postgres keeps (postgres.Store's
+// Events): add appends events with the next ids; err fails every read.
+type fakeFeed struct {
+	mu     sync.Mutex
+	events []events.Event
+	err    error
+}
+
+func (f *fakeFeed) add(evs ...events.Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, e := range evs {
+		e.ID = int64(len(f.events) + 1)
+		f.events = append(f.events, e)
+	}
+}
+
+func (f *fakeFeed) Events(_ context.Context, after int64, limit int, leagues []string) ([]events.Event, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return nil, f.err
+	}
+	var out []events.Event
+	for _, e := range f.events {
+		if e.ID > after && len(out) < limit && (leagues == nil || slices.Contains(leagues, e.League)) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // failingStore is a store whose every call fails as Postgres down would.

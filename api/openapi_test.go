@@ -85,6 +85,9 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 	f.must("GET", "/v1/admin/leagues/weekly/settlements?limit=5", "")
 	f.must("GET", "/v1/admin/leagues/weekly/preview", "")
 	f.must("GET", "/v1/admin/leagues/weekly/preview?limit=1&period="+firstPeriod, "")
+	someEvents(f) // one of each type, checked against the document
+	f.must("GET", "/v1/admin/events", "")
+	f.must("GET", "/v1/admin/events?after=2&limit=3", "")
 	for _, c := range []struct {
 		method, path, body, key string
 		status                  int
@@ -103,6 +106,9 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 		{"GET", "/v1/admin/leagues/weekly/preview", "", noKey, 401},
 		{"GET", "/v1/admin/leagues/weekly/preview", "", gameKey, 403},
 		{"GET", "/v1/admin/leagues/nope/preview", "", adminKey, 404},
+		{"GET", "/v1/admin/events?after=-1", "", adminKey, 400},
+		{"GET", "/v1/admin/events", "", noKey, 401},
+		{"GET", "/v1/admin/events", "", gameKey, 403},
 	} {
 		if w := f.do(c.method, c.path, c.body, c.key); w.Code != c.status {
 			t.Errorf("%s %s: status %d, want %d: %.200s", c.method, c.path, w.Code, c.status, w.Body)

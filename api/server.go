@@ -43,6 +43,9 @@ type Config struct {
 	// Audit keeps the admin actions (moderation); nil: Store, when it is
 	// an audit log (postgres.Store and inmem.Store are).
 	Audit league.AuditLog
+	// Events serves the pull feed of the outbox (GET /v1/admin/events);
+	// nil (no Postgres) makes it answer 503.
+	Events EventFeed
 	// Keys open the routes (Key). No keys at all turns authentication off.
 	Keys []Key
 	// Registry receives the metrics and is served at /metrics; nil: a
@@ -80,6 +83,7 @@ type Server struct {
 	store          league.Store
 	audit          league.AuditLog // nil: actions wait in Redis, the audit route answers 503
 	settler        Settler
+	feed           EventFeed
 	keys           atomic.Pointer[keyring]
 	metrics        *metrics
 	registry       *prometheus.Registry
@@ -102,6 +106,7 @@ func New(cfg Config) *Server {
 		store:          cfg.Store,
 		settler:        cfg.Settler,
 		audit:          cfg.Audit,
+		feed:           cfg.Events,
 		registry:       cfg.Registry,
 		log:            cfg.Logger,
 		accessLog:      cfg.AccessLog,
@@ -224,6 +229,7 @@ func (s *Server) routes() {
 	s.handle("GET /v1/admin/leaderboards/{leaderboard}/catalog/{member}", admin, s.lbCatalogEntry)
 	s.handle("PUT /v1/admin/leaderboards/{leaderboard}/catalog/{member}/multiplier", admin, s.lbMultiplier)
 	s.handle("GET /v1/admin/leaderboards/{leaderboard}/limits", admin, s.lbLimits, takes("limit"))
+	s.handle("GET /v1/admin/events", admin, s.events, takes("after", "limit"))
 
 	s.handle("GET /healthz", public, s.healthz)
 	s.handle("GET /readyz", public, s.readyz)

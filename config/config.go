@@ -40,6 +40,7 @@ type Config struct {
 	Settlement       Settlement
 	// Tracing says where OpenTelemetry spans go (off without an endpoint).
 	Tracing      tracing.Settings
+	Events       Events
 	Leagues      []*league.League
 	Leaderboards []*leaderboard.Leaderboard
 }
@@ -87,6 +88,7 @@ type file struct {
 		SampleRatio  *float64 `yaml:"sample_ratio"`
 		ServiceName  string   `yaml:"service_name"`
 	} `yaml:"tracing"`
+	Events       eventsFile        `yaml:"events"`
 	Leagues      []leagueFile      `yaml:"leagues"`
 	Leaderboards []leaderboardFile `yaml:"leaderboards"`
 }
@@ -241,6 +243,9 @@ func Parse(b []byte) (*Config, error) {
 		return nil, err
 	}
 	if c.Server, err = f.Server.build(c.LeagueIDs(), c.LeaderboardIDs()); err != nil {
+		return nil, err
+	}
+	if c.Events, err = f.Events.build(c.LeagueIDs()); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -484,7 +489,8 @@ func checkListen(addr string) error {
 
 // ApplyEnv applies the environment: LISTEN_ADDR; LEAGUE_API_KEYS and
 // LEAGUE_ADMIN_KEYS (comma-separated), which replace api_keys and
-// admin_keys; and the secrets of server.keys given by secret_env.
+// admin_keys; and the secrets of server.keys and events.webhooks given by
+// secret_env (and secret_file).
 func (c *Config) ApplyEnv(getenv func(string) string) error {
 	if v := getenv("LISTEN_ADDR"); v != "" {
 		if err := checkListen(v); err != nil {
@@ -510,6 +516,9 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 			env = append(env, unnamedKey(o.admin, i, k))
 		}
 		c.Server.replaceUnnamed(o.admin, env)
+	}
+	if err := c.Events.resolveSecrets(getenv); err != nil {
+		return err
 	}
 	return c.Server.resolveSecrets(getenv)
 }

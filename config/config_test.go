@@ -112,7 +112,7 @@ func TestParseRejects(t *testing.T) {
 		{"every", strings.Replace(good, `"0 0 * * MON"`, `"@every 1h"`, 1), `@every has no fixed boundaries`},
 		{"unknown field", strings.Replace(good, "schedule:", "shedule: x\n    schedule:", 1), `league "lg": shedule: unknown field; the fields there are id, board_size, schedule,`},
 		{"unknown tier field", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promte: 0.2}", 1), `league "lg": tiers[0] (low).promte: unknown field; the fields there are id, name, promote,`},
-		{"unknown top-level field", "serverx: {}\n" + good, `line 1: serverx: unknown field; the fields there are server, log, redis, settlement, tracing, leagues`},
+		{"unknown top-level field", "serverx: {}\n" + good, `line 1: serverx: unknown field; the fields there are server, log, redis, settlement, tracing, events, leagues`},
 		{"unknown server field", "server: {listn: x}\n" + good, `server.listn: unknown field; the fields there are listen, request_timeout, max_connections, max_connections_per_client, drain_delay, h2c, trusted_proxies, keys, api_keys, admin_keys`},
 		{"bad trusted proxy", "server: {trusted_proxies: [10.0.0.0/8, proxy.local]}\n" + good, `server.trusted_proxies[1]: "proxy.local" is not an IP address or a CIDR range`},
 		{"bad value beside a merge key", "leagues:\n  - &l {id: a, schedule: \"* * * * *\", tiers: [{id: bronze}]}\n  - {<<: *l, id: b, tiers: 5}\n",

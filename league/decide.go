@@ -78,7 +78,7 @@ type DecidedBoard struct {
 func (b DecidedBoard) Row(k int) Outcome {
 	o := b.Outcomes[k]
 	return Outcome{Player: o.Player, TierBefore: b.ID.Tier, TierAfter: b.ladder.Tier(o.TierAfter).ID,
-		Board: b.ID.N, Rank: o.Rank, Score: o.Score}
+		Board: b.ID.N, Rank: o.Rank, Score: o.Score, Move: moveOf(o)}
 }
 
 // Reward returns the reward outcome k earned as the store keeps it; ok is

@@ -162,6 +162,10 @@ type Outcome struct {
 	Board      int
 	Rank       int
 	Score      int64
+	// Move is how the tier changed (up or down the ladder, which the tier
+	// ids alone do not tell): the event the store writes of it. Left
+	// empty, TierBefore and TierAfter must be the same tier (Stayed).
+	Move Move
 }
 
 // EarnedReward is a reward settlement granted.

@@ -39,7 +39,7 @@ func Example() {
 	}
 	st.Players = 1
 	err = store.WriteOutcomes(ctx, st, []league.Outcome{
-		{Player: "ann", TierBefore: "silver", TierAfter: "gold", Board: 1, Rank: 1, Score: 900},
+		{Player: "ann", TierBefore: "silver", TierAfter: "gold", Board: 1, Rank: 1, Score: 900, Move: league.Promoted},
 	}, nil)
 	fmt.Println(err)
 }

@@ -18,7 +18,10 @@ import (
 )
 
 // WriteOutcomes stores a period's outcomes and rewards, moves the standings
-// they change and marks the settlement written, in one transaction.
+// they change, marks the settlement written and writes its events to the
+// outbox (period.closed, a player.* event per outcome, reward.granted per
+// reward; events.go), in one transaction: the status check makes it the
+// only write of the period, so its events are written exactly once.
 //
 // It is the bulk of a settlement, a million players in one call, so rows
 // travel by binary COPY (copy.go) in the order of the primary keys, and
@@ -76,7 +79,10 @@ func (s *Store) WriteOutcomes(ctx context.Context, set league.Settlement, outcom
 		}
 		_, err = tx.Exec(ctx, `UPDATE settlements SET status = 'written', players = $3, tiers = $4
 			WHERE league = $1 AND period_start = $2`, set.League, set.Period, set.Players, tiers)
-		return err
+		if err != nil {
+			return err
+		}
+		return writeSettlementEvents(ctx, tx, set, outcomes, order, rewards, rewardOrder, items)
 	})
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == uniqueViolation {
@@ -180,6 +186,10 @@ func checkWrite(set league.Settlement, outcomes []league.Outcome, rewards []leag
 		o := &outcomes[i]
 		if o.Player == "" || o.TierBefore == "" || o.TierAfter == "" || !isInt32(o.Board) || !isInt32(o.Rank) {
 			return invalid(fmt.Sprintf("outcomes[%d]", i), "%+v needs a player, both tiers, and a board and rank within int32", *o)
+		}
+		if _, ok := eventType(o); !ok {
+			return invalid(fmt.Sprintf("outcomes[%d].move", i), "%q does not go from %s to %s: a move between two tiers is %s or %s, and %s (or empty) keeps the tier",
+				o.Move, o.TierBefore, o.TierAfter, league.Promoted, league.Demoted, league.Stayed)
 		}
 	}
 	for i := range rewards {

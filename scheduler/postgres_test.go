@@ -72,4 +72,55 @@ func TestKilledMidWrite(t *testing.T) {
 		t.Fatalf("re-run settled %d players", st.Players)
 	}
 	f.checkBoards(week, "p", 20000)
+	f.checkEvents(week, 20000) // none from the killed write, all from the re-run
+
+}
+
+// checkEvents checks, on Postgres, that the outbox holds week's events
+// exactly once, as its rows say: one period.closed, one player event per
+// outcome (promoted, demoted or stayed as its tiers moved on the ladder),
+// one reward.granted per reward. Other stores keep no outbox.
+func (f *fixture) checkEvents(week league.Period, players int) {
+	f.t.Helper()
+	pg, ok := f.store.(*postgres.Store)
+	if !ok {
+		return
+	}
+	var closed, moves, distinct, wrong, granted, rewards int
+	err := pg.Pool().QueryRow(f.ctx, `SELECT
+			(SELECT count(*) FROM events WHERE league = 'weekly' AND period_start = $1 AND type = 'period.closed'),
+			(SELECT count(*) FROM events WHERE league = 'weekly' AND period_start = $1 AND type LIKE 'player.%'),
+			(SELECT count(DISTINCT player) FROM events WHERE league = 'weekly' AND period_start = $1 AND type LIKE 'player.%'),
+			(SELECT count(*) FROM events e JOIN outcomes o USING (league, period_start, player)
+				WHERE e.league = 'weekly' AND e.period_start = $1 AND e.type LIKE 'player.%' AND (
+					e.tier_before <> o.tier_before OR e.tier_after <> o.tier_after OR e.rank <> o.rank OR e.score <> o.score OR
+					e.type <> CASE
+						WHEN o.tier_before = o.tier_after THEN 'player.stayed'
+						WHEN (o.tier_before, o.tier_after) IN (('bronze', 'silver'), ('silver', 'gold')) THEN 'player.promoted'
+						ELSE 'player.demoted' END)),
+			(SELECT count(*) FROM events WHERE league = 'weekly' AND period_start = $1 AND type = 'reward.granted'),
+			(SELECT count(*) FROM rewards WHERE league = 'weekly' AND period_start = $1)`,
+		week.Start).Scan(&closed, &moves, &distinct, &wrong, &granted, &rewards)
+	testsvc.Must(f.t, err, "count events")
+	if closed != 1 || moves != players || distinct != players || wrong != 0 || granted != rewards || rewards == 0 {
+		f.t.Fatalf("events of %s: %d period.closed, %d player events for %d players (%d not as their outcome says), %d reward.granted for %d rewards; "+
+			"want 1, %d for %d, 0, and one per reward", week.ID(), closed, moves, distinct, wrong, granted, rewards, players, players)
+	}
+}
+
+// checkClaimEvents checks, on Postgres, that player has want reward.claimed
+// events, with the reward's items.
+func (f *fixture) checkClaimEvents(player string, want int) {
+	f.t.Helper()
+	pg, ok := f.store.(*postgres.Store)
+	if !ok {
+		return
+	}
+	var n, withItems int
+	err := pg.Pool().QueryRow(f.ctx, `SELECT count(*), count(*) FILTER (WHERE jsonb_array_length(data->'items') > 0)
+		FROM events WHERE type = 'reward.claimed' AND player = $1`, player).Scan(&n, &withItems)
+	testsvc.Must(f.t, err, "count claim events")
+	if n != want || withItems != want {
+		f.t.Fatalf("%s has %d reward.claimed events (%d with items), want %d", player, n, withItems, want)
+	}
 }

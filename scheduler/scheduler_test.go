@@ -152,6 +152,7 @@ func TestFaultAtEveryStep(t *testing.T) {
 					t.Fatalf("settlement after the crash: %+v", st)
 				}
 				outcomes := f.checkBoards(week, "p", 500)
+				f.checkEvents(week, 500) // written once, whichever step died
 				again := f.play("p", 500)
 				delivered := 0
 				for id, p := range again {
@@ -206,6 +207,7 @@ func TestTwoSchedulersRace(t *testing.T) {
 			t.Fatalf("settlement %+v", st)
 		}
 		f.checkBoards(week, "p", 1000)
+		f.checkEvents(week, 1000)
 
 		// Takeover: the first replica dies after writing; the second finishes.
 		week2 := f.period()
@@ -224,6 +226,7 @@ func TestTwoSchedulersRace(t *testing.T) {
 		if !st.Period.Equal(week2.Start) || st.Players != 300 {
 			t.Fatalf("takeover settled %+v", st)
 		}
+		f.checkEvents(week2, 300)
 	})
 }
 
@@ -316,6 +319,7 @@ func TestRewardsExactlyOnceUnderRacingJoins(t *testing.T) {
 		if len(prof.History) != 1 || prof.History[0].ClaimedAt.IsZero() || len(prof.History[0].Rewards) != 1 {
 			t.Fatalf("profile %+v: want one period with rewards claimed", prof)
 		}
+		f.checkClaimEvents("p00099", 1)
 		pending, err := f.engine.PendingRewards(f.ctx, "weekly", "p00099")
 		testsvc.Must(t, err, "PendingRewards")
 		if len(pending) != 0 {

@@ -85,10 +85,34 @@ func begin(t *testing.T, s league.Store, lg string, n int) league.Settlement {
 func settle(t *testing.T, s league.Store, lg string, n int, outcomes []league.Outcome, rewards []league.EarnedReward) league.Settlement {
 	t.Helper()
 	st := begin(t, s, lg, n)
+	outcomes = withMoves(outcomes)
 	st.Players, st.Tiers = len(outcomes), countTiers(outcomes, rewards)
 	must(t, s.WriteOutcomes(t.Context(), st, outcomes, rewards), "WriteOutcomes(%s, week %d)", lg, n)
 	st.Status = league.StatusWritten
 	return st
+}
+
+// testLadder orders the tiers the suite's outcomes name, lowest first.
+var testLadder = map[string]int{"bronze": 0, "silver": 1, "gold": 2}
+
+// withMoves gives each outcome without a move the one its tiers make on
+// testLadder.
+func withMoves(outcomes []league.Outcome) []league.Outcome {
+	out := make([]league.Outcome, len(outcomes))
+	for i, o := range outcomes {
+		if o.Move == "" {
+			switch before, after := testLadder[o.TierBefore], testLadder[o.TierAfter]; {
+			case after > before:
+				o.Move = league.Promoted
+			case after < before:
+				o.Move = league.Demoted
+			default:
+				o.Move = league.Stayed
+			}
+		}
+		out[i] = o
+	}
+	return out
 }
 
 // field returns n players p00000.. of one tier on boards of 100, ranked by
@@ -99,15 +123,15 @@ func field(n int, tier, up, down string) ([]league.Outcome, []league.EarnedRewar
 	var rewards []league.EarnedReward
 	for i := range outcomes {
 		rank := i%100 + 1
-		after := tier
+		after, move := tier, league.Stayed
 		switch {
-		case rank <= 10:
-			after = up
-		case rank > 90:
-			after = down
+		case rank <= 10 && up != tier:
+			after, move = up, league.Promoted
+		case rank > 90 && down != tier:
+			after, move = down, league.Demoted
 		}
 		o := league.Outcome{Player: fmt.Sprintf("p%05d", i), TierBefore: tier, TierAfter: after,
-			Board: i/100 + 1, Rank: rank, Score: int64(10_000 - 10*rank)}
+			Board: i/100 + 1, Rank: rank, Score: int64(10_000 - 10*rank), Move: move}
 		outcomes[i] = o
 		if rank <= 3 {
 			rewards = append(rewards, league.EarnedReward{Player: o.Player, Tier: tier, Rank: rank,

@@ -157,6 +157,24 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 		}
 		fmt.Fprintf(w, "  key %s\t%s, %s, secret %s\n", k.Name, role, scope, secret)
 	}
+	if hooks := cfg.Events.Webhooks; len(hooks) > 0 {
+		fmt.Fprintf(w, "events\n")
+		for i, h := range hooks {
+			types, leagues, secret := "every type", "every league", "in the file"
+			if h.Types != nil {
+				types = fmt.Sprint(h.Types)
+			}
+			if h.Leagues != nil {
+				leagues = "leagues " + strings.Join(h.Leagues, ", ")
+			}
+			if from := cfg.Events.SecretFrom(i); from != "" {
+				secret = "from " + from
+			}
+			h = h.WithDefaults()
+			fmt.Fprintf(w, "  webhook %s\t%s: %s, %s; %d deliveries at a time, each within %v; dead after %d attempts; secret %s\n",
+				h.Name, h.Redacted(), types, leagues, h.Concurrency, h.Timeout, h.MaxAttempts, secret)
+		}
+	}
 	if secretsErr != nil {
 		fmt.Fprintf(w, "  secrets\tNOT READABLE HERE: %v\n", secretsErr)
 	}

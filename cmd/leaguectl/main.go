@@ -13,6 +13,7 @@
 //	leaguectl unban -league L -player ID -reason WHY
 //	leaguectl audit -league L [-player ID] [-period P]
 //	leaguectl moderated -league L [-period P]
+//	leaguectl events dead [-webhook W] | replay [-webhook W] ID|-all
 //	leaguectl version
 //
 // It reads the same configuration and environment as leagued (LEAGUE_CONFIG,
@@ -69,6 +70,8 @@ commands:
   audit          print the admin actions, newest first (REDIS_URL, DATABASE_URL): -league L [-player ID] [-period P]
                  [-limit N] [-before ID]
   moderated      list the players taken off a period's boards (REDIS_URL): -league L [-period P]
+  events         webhook delivery (DATABASE_URL): dead [-webhook W] lists each webhook's progress and dead events;
+                 replay [-webhook W] ID | -all delivers dead events again
   version        print the build (module version, VCS revision, Go)
 `
 
@@ -134,6 +137,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return audit(ctx, rest, out)
 	case "moderated":
 		return offBoards(ctx, rest, out)
+	case "events":
+		return eventsCmd(ctx, rest, out)
 	case "version", "-version", "--version":
 		if len(rest) > 0 {
 			return usageError{fmt.Errorf("version takes no arguments")}

@@ -187,7 +187,7 @@ func audit(ctx context.Context, args []string, out io.Writer) error {
 			p = league.Period{Start: a.Period}.ID()
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.At.UTC().Format("2006-01-02T15:04:05.000Z"), a.Actor, a.Action,
-			a.Player, p, describeState(a.Before), describeState(a.After), oneLine(a.Reason))
+			a.Player, p, describeState(a.Before), describeState(a.After), oneLine(a.Reason, 500)) // a reason is at most 500 bytes: kept whole, on its row
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -197,9 +197,6 @@ func audit(ctx context.Context, args []string, out io.Writer) error {
 	}
 	return nil
 }
-
-// oneLine keeps a reason on its table row.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // offBoards lists the players operators took off a period's boards.
 func offBoards(ctx context.Context, args []string, out io.Writer) error {

@@ -28,6 +28,7 @@ import (
 	"github.com/league-engine/league/api"
 	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/console"
+	"github.com/league-engine/league/events"
 	"github.com/league-engine/league/internal/buildinfo"
 	"github.com/league-engine/league/internal/connect"
 	"github.com/league-engine/league/internal/tracing"
@@ -189,6 +190,17 @@ func (d *daemon) run(ctx context.Context) error {
 	}
 	sched := scheduler.New(engine, store, scheduler.WithPoll(cfg.Settlement.Poll),
 		scheduler.WithRegistry(reg), scheduler.WithLogger(log), scheduler.WithLeaderboards(boards))
+	// The outbox is in Postgres: the pull feed and the webhooks need it.
+	var feed api.EventFeed
+	var deliverer *events.Deliverer
+	if pg, ok := store.(*postgres.Store); ok {
+		feed = pg
+		if len(cfg.Events.Webhooks) > 0 {
+			deliverer = events.New(pg, cfg.Events.Webhooks, events.WithRegistry(reg), events.WithLogger(log))
+		}
+	} else if len(cfg.Events.Webhooks) > 0 {
+		return fmt.Errorf("events.webhooks: %d webhooks are configured, but DATABASE_URL is not set: the events they deliver are kept in Postgres", len(cfg.Events.Webhooks))
+	}
 
 	listen := cfg.Server.Listen
 	if len(cfg.Server.Keys) == 0 {
@@ -205,7 +217,7 @@ func (d *daemon) run(ctx context.Context) error {
 		consoleCfg.StoreNote = "in memory (DATABASE_URL not set): nothing survives a restart"
 	}
 	apiServer := api.New(api.Config{
-		Engine: engine, Leaderboards: boards, Store: store, Settler: sched, Registry: reg, Logger: log,
+		Engine: engine, Leaderboards: boards, Store: store, Settler: sched, Events: feed, Registry: reg, Logger: log,
 		Keys: cfg.Server.Keys, HistoryLimit: cfg.Settlement.HistoryLimit,
 		RequestTimeout: cfg.Server.RequestTimeout, AccessLog: cfg.Log.Access,
 		Console: consoleCfg, Tracer: traces.Tracer("league/api"),
@@ -219,6 +231,9 @@ func (d *daemon) run(ctx context.Context) error {
 		return err
 	}
 	sched.Start()
+	if deliverer != nil {
+		deliverer.Start()
+	}
 	d.log().Info("leagued serving", "addr", ln.Addr().String(), "leagues", len(cfg.Leagues), "leaderboards", len(cfg.Leaderboards),
 		"embedded_redis", embedded, "config", path, "keys", keyNames(cfg.Server.Keys))
 	served := make(chan error, 1)
@@ -228,6 +243,9 @@ func (d *daemon) run(ctx context.Context) error {
 		select {
 		case err := <-served:
 			sched.Stop(context.Background())
+			if deliverer != nil {
+				deliverer.Stop(context.Background())
+			}
 			return err
 		case <-d.reload:
 			d.reloadKeys(path, apiServer)
@@ -236,7 +254,7 @@ func (d *daemon) run(ctx context.Context) error {
 		}
 		break
 	}
-	d.shutdown(cfg.Server.DrainDelay, apiServer, srv, sched)
+	d.shutdown(cfg.Server.DrainDelay, apiServer, srv, sched, deliverer)
 	return <-served
 }
 
@@ -263,7 +281,7 @@ func openLeaderboards(ctx context.Context, rdb redis.UniversalClient, cfg *confi
 // the listener closes, requests in flight finish, and a running settlement
 // reaches a safe point, side by side (a client holding a half-sent request
 // must not eat the settlement's time).
-func (d *daemon) shutdown(drain time.Duration, apiServer *api.Server, srv *api.HTTPServer, sched *scheduler.Scheduler) {
+func (d *daemon) shutdown(drain time.Duration, apiServer *api.Server, srv *api.HTTPServer, sched *scheduler.Scheduler, deliverer *events.Deliverer) {
 	apiServer.Drain()
 	if drain > 0 {
 		d.log().Info("draining: /readyz answers 503; the listener closes after the drain delay (a second signal stops at once)", "drain_delay", drain.String())
@@ -274,11 +292,22 @@ func (d *daemon) shutdown(drain time.Duration, apiServer *api.Server, srv *api.H
 	defer cancel()
 	stopped := make(chan error, 1)
 	go func() { stopped <- sched.Stop(shutdown) }()
+	delivered := make(chan error, 1)
+	go func() {
+		if deliverer != nil {
+			delivered <- deliverer.Stop(shutdown)
+			return
+		}
+		delivered <- nil
+	}()
 	if err := srv.Shutdown(shutdown); err != nil {
 		d.log().Warn("http shutdown: requests still in flight were cut off", "err", err)
 	}
 	if err := <-stopped; err != nil {
 		d.log().Warn("scheduler did not reach a safe point in time; the next start resumes it", "err", err)
+	}
+	if err := <-delivered; err != nil {
+		d.log().Warn("event delivery did not record its last round in time; the next deliverer sends it again", "err", err)
 	}
 }
 

@@ -1,0 +1,3 @@
+DROP TABLE event_deliveries;
+DROP TABLE event_webhooks;
+DROP TABLE events;
