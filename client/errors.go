@@ -28,6 +28,8 @@ type Error struct {
 	// why; MoreProblems counts those past the list.
 	Problems     []ImportProblem
 	MoreProblems int
+
+	hasRetryAfter bool // the reply had a Retry-After, maybe of 0
 }
 
 // ImportProblem is one entry a catalog import refused.
@@ -108,7 +110,11 @@ func (o *errorObject) err() *Error {
 	if o == nil {
 		return nil
 	}
-	return &Error{Status: statusOf[o.Code], Code: o.Code, Message: o.Message, Problems: o.Problems, MoreProblems: o.MoreProblems}
+	e := &Error{Status: statusOf[o.Code], Code: o.Code, Message: o.Message, Problems: o.Problems, MoreProblems: o.MoreProblems}
+	if e.Code == "invalid" {
+		e.Field = fieldOf(e.Message)
+	}
+	return e
 }
 
 // codeOfStatus is the code of a reply that is not the API's JSON (a proxy's

@@ -135,9 +135,10 @@ func errorOf(resp *http.Response, body []byte) *Error {
 		e = &Error{Code: codeOfStatus(resp.StatusCode), Message: msg}
 	}
 	e.Status = resp.StatusCode
-	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	ra := resp.Header.Get("Retry-After")
+	e.RetryAfter, e.hasRetryAfter = parseRetryAfter(ra, time.Now()), ra != ""
 	e.RequestID = resp.Header.Get("X-Request-Id")
-	if e.Code == "invalid" {
+	if e.Code == "invalid" && e.Field == "" {
 		e.Field = fieldOf(e.Message)
 	}
 	return e

@@ -53,7 +53,7 @@ func (p retryPolicy) wait(n int, err *Error) (d time.Duration, ok bool) {
 	if err == nil { // a network error
 		return p.backoff(n), true
 	}
-	if err.Status == http.StatusTooManyRequests && err.RetryAfter <= 0 {
+	if err.Status == http.StatusTooManyRequests && !err.hasRetryAfter {
 		return 0, false // a limit of "ever" never frees
 	}
 	if err.RetryAfter > p.maxRetryAfter {

@@ -27,7 +27,9 @@ const (
 
 // serviceConfig is leagued's configuration of the test service: a weekly
 // league of boards of 10 and three tiers, an incr leaderboard with day and
-// all-time boards and a catalog, and a queued one.
+// all-time boards and a catalog, and a queued one, for the examples; a
+// league (cup) and a leaderboard (wins) of the tests' own, so that the
+// examples' boards hold what they print.
 const serviceConfig = `
 server:
   api_keys: [%s]
@@ -48,7 +50,21 @@ leagues:
         demote: 0.2
       - id: gold
         demote: 0.3
+  - id: cup
+    schedule: "0 0 * * MON"
+    board_size: 10
+    max_score: 1000
+    tiers:
+      - id: bronze
+        promote: 0.2
+      - id: silver
+        demote: 0.2
 leaderboards:
+  - id: wins
+    periods: [day, all_time]
+    max_score: 1000
+    catalog: true
+    public_boards: true
   - id: kills
     periods: [day, all_time]
     max_score: 1000000
