@@ -108,12 +108,17 @@ func TestRoundTrip(t *testing.T) {
 func TestErrorCodes(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(baseURL, gameKey)
-	if _, err := c.Join(ctx, "cup", client.JoinRequest{PlayerID: "ec-1", Name: "E"}); err != nil {
+	for _, id := range []string{"ec-1", "ec-2"} {
+		if _, err := c.Join(ctx, "cup", client.JoinRequest{PlayerID: id, Name: "E"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Score(ctx, "cup", client.ScoreWrite{PlayerID: "ec-2", Value: 1, RequestID: "ec-write-1"}); err != nil {
 		t.Fatal(err)
 	}
 	_, errNotJoined := c.Score(ctx, "cup", client.ScoreWrite{PlayerID: "ec-none", Value: 1})
 	_, errOverflow := c.Score(ctx, "cup", client.ScoreWrite{PlayerID: "ec-1", Value: 1001})
-	_, errConflict := c.Score(ctx, "cup", client.ScoreWrite{PlayerID: "ec-1", Value: 1, RequestID: "rt-write-1"}) // rt/1's id
+	_, errConflict := c.Score(ctx, "cup", client.ScoreWrite{PlayerID: "ec-1", Value: 1, RequestID: "ec-write-1"}) // ec-2's id
 	_, errNotFound := c.Board(ctx, "cup", "bronze-999", "")
 	_, errUnauthorized := client.New(baseURL, "wrong-key-0123456789").Leagues(ctx)
 	_, errForbidden := c.Settlements(ctx, "cup", 0)

@@ -177,7 +177,7 @@ func (c *Client) Write(ctx context.Context, leaderboard string, w LeaderboardWri
 		return nil, err
 	}
 	out := LeaderboardWritten{RequestID: w.RequestID}
-	return ret(&out, c.do(ctx, call{method: "POST", path: lbPath(leaderboard) + "/scores", in: w, safe: true, out: &out}))
+	return ret(&out, c.do(ctx, call{method: "POST", path: lbPath(leaderboard) + "/scores", in: w, rid: w.RequestID, safe: true, out: &out}))
 }
 
 // WriteBatch sends up to MaxBatch writes to one leaderboard in one call

@@ -219,7 +219,7 @@ func (c *Client) Score(ctx context.Context, league string, w ScoreWrite) (*Score
 	}
 	out := ScoreResult{}
 	out.RequestID = w.RequestID
-	return ret(&out, c.do(ctx, call{method: "POST", path: leaguePath(league) + "/scores", in: w, safe: true, out: &out}))
+	return ret(&out, c.do(ctx, call{method: "POST", path: leaguePath(league) + "/scores", in: w, rid: w.RequestID, safe: true, out: &out}))
 }
 
 // ScoreBatch writes up to MaxBatch scores in one call (ScoreMany splits

@@ -24,6 +24,9 @@ type call struct {
 	in     any        // the JSON body; nil: none
 	raw    []byte     // a body sent as is, of type contentType (a CSV import)
 	ctype  string
+	// rid is sent as X-Request-Id, so the service's log lines of the call
+	// name the write's request id; "" none.
+	rid string
 	// safe: sending it twice does what sending it once does (a read, a
 	// write with a request id, a join), so it may be retried.
 	safe bool
@@ -45,7 +48,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		target += "?" + cl.query.Encode()
 	}
 	for n := 1; ; n++ {
-		status, reply, apiErr, err := c.send(ctx, cl.method, target, body, ctype)
+		status, reply, apiErr, err := c.send(ctx, cl.method, target, body, ctype, cl.rid)
 		switch {
 		case err != nil:
 			if ctx.Err() != nil {
@@ -85,7 +88,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 
 // send makes one attempt: the status and body of a 2xx, the *Error of any
 // other status, or the error of a request that got no reply.
-func (c *Client) send(ctx context.Context, method, target string, body []byte, ctype string) (int, []byte, *Error, error) {
+func (c *Client) send(ctx context.Context, method, target string, body []byte, ctype, rid string) (int, []byte, *Error, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -101,6 +104,9 @@ func (c *Client) send(ctx context.Context, method, target string, body []byte, c
 	req.Header.Set("User-Agent", c.userAgent)
 	if c.key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	if rid != "" {
+		req.Header.Set("X-Request-Id", rid)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

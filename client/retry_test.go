@@ -26,6 +26,7 @@ type flaky struct {
 
 	mu     sync.Mutex
 	bodies []string
+	rids   []string // X-Request-Id of each request
 	calls  atomic.Int32
 }
 
@@ -33,6 +34,7 @@ func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	f.bodies = append(f.bodies, string(b))
+	f.rids = append(f.rids, r.Header.Get("X-Request-Id"))
 	f.mu.Unlock()
 	if int(f.calls.Add(1)) <= f.fail {
 		if f.hijack {
@@ -147,6 +149,11 @@ func TestRetryKeepsRequestID(t *testing.T) {
 		same(t, got, 3)
 		if len(got[0]) != 32 || r.RequestID != got[0] {
 			t.Errorf("got id %q, result's %q; want 32 hex digits, the same", got[0], r.RequestID)
+		}
+		for _, h := range f.rids {
+			if h != got[0] {
+				t.Errorf("got X-Request-Id %q, want the write's request id %q, naming it in the service's logs", h, got[0])
+			}
 		}
 	})
 	t.Run("the caller's", func(t *testing.T) {
