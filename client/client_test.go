@@ -227,6 +227,12 @@ func TestAdmin(t *testing.T) {
 	if _, err := admin.ApproveHeld(ctx, "cup", 1); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("approving no held write: got %v, want not_found", err)
 	}
+	if _, err := admin.RejectHeld(ctx, "cup", 1, ""); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("rejecting no held write: got %v, want not_found", err)
+	}
+	if _, err := admin.Settle(ctx, "cup", pv.Period); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("settling the current period: got %v, want conflict (it has not ended)", err)
+	}
 
 	imp, err := admin.ImportCatalog(ctx, "wins", []client.CatalogEntry{{Member: "w1", Name: "Winner", Metadata: map[string]any{"flag": "fr"}}})
 	if err != nil || imp.Entries != 1 {
