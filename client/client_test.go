@@ -88,10 +88,10 @@ func TestRoundTrip(t *testing.T) {
 	}
 	across, err := c.WriteMany(ctx, []client.LeaderboardsWrite{
 		{Leaderboard: "wins", LeaderboardWrite: client.LeaderboardWrite{Member: "w1", Value: 1}},
-		{Leaderboard: "kills", LeaderboardWrite: client.LeaderboardWrite{Member: "rt-k", Value: 1}},
+		{Leaderboard: "peak", LeaderboardWrite: client.LeaderboardWrite{Member: "rt-k", Value: 1}},
 	})
-	if err != nil || across[0].Leaderboard != "wins" || across[0].Boards[0].Score != 8 || across[1].Leaderboard != "kills" {
-		t.Fatalf("got %+v, %v; want w1 at 8 on wins, rt-k on kills", across, err)
+	if err != nil || across[0].Leaderboard != "wins" || across[0].Boards[0].Score != 8 || across[1].Leaderboard != "peak" || across[1].Queued == nil {
+		t.Fatalf("got %+v, %v; want w1 at 8 on wins, rt-k queued on peak", across, err)
 	}
 	lbs, err := c.Leaderboards(ctx)
 	if err != nil || len(lbs) != 3 {
