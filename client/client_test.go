@@ -94,8 +94,8 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("got %+v, %v; want w1 at 8 on wins, rt-k queued on peak", across, err)
 	}
 	lbs, err := c.Leaderboards(ctx)
-	if err != nil || len(lbs) != 3 {
-		t.Fatalf("got %d leaderboards, %v; want 3", len(lbs), err)
+	if err != nil || len(lbs) != 4 {
+		t.Fatalf("got %d leaderboards, %v; want 4", len(lbs), err)
 	}
 	lb, err := c.Leaderboard(ctx, "peak")
 	if err != nil || lb.Queue == nil || lb.Queue.MaxLag != 1000 {
@@ -129,6 +129,16 @@ func TestErrorCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errModerated := c.Score(ctx, "cup", client.ScoreWrite{PlayerID: "ec-1", Value: 1})
+	if _, err := admin.Moderate(ctx, "cup", "ec-2", client.ActionBan, client.Moderation{Reason: "test", Duration: "1h"}); err != nil {
+		t.Fatal(err)
+	}
+	_, errBanned := c.Join(ctx, "cup", client.JoinRequest{PlayerID: "ec-2", Name: "E"})
+	if _, err := c.Write(ctx, "capped", client.LeaderboardWrite{Member: "m", Value: 1, Actor: "ec"}); err != nil {
+		t.Fatal(err)
+	}
+	// sent once: a minute before midnight, the limit's Retry-After is short
+	// enough to wait for, and the retry would pass in the new day
+	_, errRateLimited := client.New(baseURL, gameKey, client.WithRetries(1)).Write(ctx, "capped", client.LeaderboardWrite{Member: "m", Value: 1, Actor: "ec"})
 	for _, tc := range []struct {
 		name   string
 		err    error
@@ -144,6 +154,8 @@ func TestErrorCodes(t *testing.T) {
 		{"limit out of range", errInvalid, client.ErrInvalid, http.StatusBadRequest},
 		{"a period not the current one", errPeriodClosed, client.ErrPeriodClosed, http.StatusConflict},
 		{"a hidden player's write", errModerated, client.ErrModerated, http.StatusForbidden},
+		{"a banned player's join", errBanned, client.ErrBanned, http.StatusForbidden},
+		{"past a rate limit", errRateLimited, client.ErrRateLimited, http.StatusTooManyRequests},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var e *client.Error
@@ -160,6 +172,12 @@ func TestErrorCodes(t *testing.T) {
 	var e *client.Error
 	if errors.As(errInvalid, &e); e.Field != "limit" {
 		t.Errorf("got field %q of %q, want limit", e.Field, e.Message)
+	}
+	// Retry-After reaches the caller.
+	for _, err := range []error{errBanned, errRateLimited} {
+		if errors.As(err, &e); e.RetryAfter <= 0 {
+			t.Errorf("%v: got Retry-After %v, want the ban's or the day's end", err, e.RetryAfter)
+		}
 	}
 }
 

@@ -65,6 +65,9 @@ leaderboards:
     max_score: 1000
     catalog: true
     public_boards: true
+  - id: capped
+    periods: [day]
+    limits: [{by: [actor], per: day, max: 1}]
   - id: kills
     periods: [day, all_time]
     max_score: 1000000
