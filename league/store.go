@@ -157,11 +157,17 @@ type TierCount struct {
 // Outcome is one player's result of a settled period.
 type Outcome struct {
 	Player     string
-	TierBefore string
+	TierBefore string // and the tier of the board played on
 	TierAfter  string
 	Board      int
 	Rank       int
 	Score      int64
+	// What the board showed at close, kept so that an archived board reads
+	// as the live one did (Archive): the rank's zone, the player's name and
+	// avatar. Zero in outcomes settled before the store kept them.
+	Zone   tiers.Zone
+	Name   string
+	Avatar string
 }
 
 // EarnedReward is a reward settlement granted.
