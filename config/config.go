@@ -49,6 +49,10 @@ type Settlement struct {
 	Poll time.Duration
 	// HistoryLimit is how many past periods a player profile shows.
 	HistoryLimit int
+	// KeepHistory is how long settled history stays in Postgres: the age
+	// leaguectl prune deletes beyond when run without -older-than. 0 (the
+	// default): kept for ever, and prune needs -older-than.
+	KeepHistory time.Duration
 }
 
 // Defaults.
@@ -78,6 +82,7 @@ type file struct {
 	Settlement struct {
 		Poll         duration `yaml:"poll"`
 		HistoryLimit *int     `yaml:"history_limit"`
+		KeepHistory  duration `yaml:"keep_history"`
 	} `yaml:"settlement"`
 	Leagues      []leagueFile      `yaml:"leagues"`
 	Leaderboards []leaderboardFile `yaml:"leaderboards"`
@@ -215,6 +220,11 @@ func Parse(b []byte) (*Config, error) {
 			return nil, fmt.Errorf("settlement.history_limit: %d is outside 1..%d", *n, MaxHistoryLimit)
 		}
 		c.Settlement.HistoryLimit = *n
+	}
+	// A day at least: history younger than that is still being claimed and
+	// looked at, and a bare number of seconds here is surely a slip.
+	if c.Settlement.KeepHistory, err = f.Settlement.KeepHistory.get("settlement.keep_history", 24*time.Hour); err != nil {
+		return nil, err
 	}
 	if len(f.Leagues) == 0 && len(f.Leaderboards) == 0 {
 		return nil, errors.New("leagues, leaderboards: at least one league or leaderboard is required")

@@ -13,6 +13,8 @@
 //	leaguectl unban -league L -player ID -reason WHY
 //	leaguectl audit -league L [-player ID] [-period P]
 //	leaguectl moderated -league L [-period P]
+//	leaguectl export -league L -period P [-format csv|ndjson] [-out FILE]
+//	leaguectl prune [-league L] -older-than 180d [-dry-run]
 //	leaguectl version
 //
 // It reads the same configuration and environment as leagued (LEAGUE_CONFIG,
@@ -69,6 +71,10 @@ commands:
   audit          print the admin actions, newest first (REDIS_URL, DATABASE_URL): -league L [-player ID] [-period P]
                  [-limit N] [-before ID]
   moderated      list the players taken off a period's boards (REDIS_URL): -league L [-period P]
+  export         stream a settled period's boards and outcomes (DATABASE_URL): -league L -period P
+                 [-format csv|ndjson] [-out FILE]; progress on stderr
+  prune          delete settled history older than an age, keeping unclaimed rewards (DATABASE_URL):
+                 -older-than 180d (default: settlement.keep_history) [-league L] [-dry-run] [-batch N]
   version        print the build (module version, VCS revision, Go)
 `
 
@@ -134,6 +140,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return audit(ctx, rest, out)
 	case "moderated":
 		return offBoards(ctx, rest, out)
+	case "export":
+		return export(ctx, rest, out)
+	case "prune":
+		return prune(ctx, rest, out)
 	case "version", "-version", "--version":
 		if len(rest) > 0 {
 			return usageError{fmt.Errorf("version takes no arguments")}
