@@ -8,7 +8,10 @@ import (
 )
 
 // board serves GET /v1/leagues/{league}/boards/{board}?period=<id>: a
-// sub-board's ranking, of the current period unless one is named.
+// sub-board's ranking, of the current period unless one is named. A named
+// period whose boards Redis no longer has (settled, and past the league's
+// retention) is read from the archive (archive.go): the reply says which
+// in "source".
 func (s *Server) board(r *http.Request, _ *Key) (reply, error) {
 	leagueID := r.PathValue("league")
 	if _, err := s.engine.League(leagueID); err != nil {
@@ -19,12 +22,17 @@ func (s *Server) board(r *http.Request, _ *Key) (reply, error) {
 		return nil, err
 	}
 	var period league.Period
-	if pid, given := queryParam(r, "period"); given {
+	pid, given := queryParam(r, "period")
+	if given {
 		if period, err = s.engine.PeriodOf(leagueID, pid); err != nil {
-			return nil, err
+			// A period the schedule no longer has may still be archived.
+			return s.archivedBoard(r, leagueID, pid, id, err)
 		}
 	}
 	b, err := s.engine.Board(r.Context(), leagueID, period, id)
+	if given && league.ErrorCode(err) == league.NotFound {
+		return s.archivedBoard(r, leagueID, pid, id, err)
+	}
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
@@ -32,7 +40,7 @@ func (s *Server) board(r *http.Request, _ *Key) (reply, error) {
 }
 
 // boardReply is
-// {"league","period","period_end","board","tier","entries":[{"rank","player_id","name","avatar","score","zone"}]}.
+// {"league","period","period_end","board","tier","source":"live","entries":[{"rank","player_id","name","avatar","score","zone"}]}.
 type boardReply struct{ b league.Board }
 
 func (br boardReply) appendJSON(b []byte) ([]byte, error) {
@@ -43,6 +51,7 @@ func (br boardReply) appendJSON(b []byte) ([]byte, error) {
 	b = appendStringField(b, "period_end", rfc3339(bd.Period.End), false)
 	b = appendStringField(b, "board", bd.ID.String(), false)
 	b = appendStringField(b, "tier", bd.ID.Tier, false)
+	b = appendStringField(b, "source", sourceLive, false)
 	b = append(b, `,"entries":[`...)
 	for i, e := range bd.Entries {
 		if i > 0 {

@@ -101,13 +101,14 @@ func TestBoardReplyMatchesEncodingJSON(t *testing.T) {
 		PeriodEnd string  `json:"period_end"`
 		Board     string  `json:"board"`
 		Tier      string  `json:"tier"`
+		Source    string  `json:"source"`
 		Entries   []entry `json:"entries"`
 	}
 	b := league.Board{League: "weekly", Period: testPeriod, ID: league.BoardID{Tier: "silver", N: 12}, Entries: []league.Entry{
 		{Rank: 1, Player: "p1", Name: "Ann <3", Avatar: "cat", Score: 99, Zone: tiers.Promote},
 		{Rank: 2, Player: "p2", Name: "Bo \"B\"", Score: 0, Zone: tiers.Demote},
 	}}
-	want := shape{League: "weekly", Period: testPeriod.ID(), PeriodEnd: testPeriod.End.UTC().Format(time.RFC3339), Board: "silver-12", Tier: "silver", Entries: []entry{}}
+	want := shape{League: "weekly", Period: testPeriod.ID(), PeriodEnd: testPeriod.End.UTC().Format(time.RFC3339), Board: "silver-12", Tier: "silver", Source: "live", Entries: []entry{}}
 	for _, e := range b.Entries {
 		want.Entries = append(want.Entries, entry{e.Rank, e.Player, e.Name, e.Avatar, e.Score, e.Zone.String()})
 	}

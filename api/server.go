@@ -82,6 +82,7 @@ type Server struct {
 	boards         *leaderboard.Engine
 	store          league.Store
 	audit          league.AuditLog // nil: actions wait in Redis, the audit route answers 503
+	archive        league.Archive  // nil: boards past Redis's retention are not found
 	settler        Settler
 	feed           EventFeed
 	keys           atomic.Pointer[keyring]
@@ -121,6 +122,7 @@ func New(cfg Config) *Server {
 	if s.audit == nil {
 		s.audit, _ = cfg.Store.(league.AuditLog)
 	}
+	s.archive, _ = cfg.Store.(league.Archive)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -217,6 +219,7 @@ func (s *Server) routes() {
 	s.handle("POST /v1/admin/leagues/{league}/settle", admin, s.settle, ownDeadline)
 	s.handle("GET /v1/admin/leagues/{league}/settlements", admin, s.settlements, takes("limit"))
 	s.handle("GET /v1/admin/leagues/{league}/preview", admin, s.preview, takes("period", "limit", "after"))
+	s.handle("GET /v1/admin/leagues/{league}/outcomes", admin, s.archivedOutcomes, takes("period", "limit", "after"))
 	s.handle("GET /v1/admin/leagues/{league}/held", admin, s.held, takes("period"))
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/approve", admin, s.approve)
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/reject", admin, s.reject)

@@ -53,6 +53,10 @@ type Settlement struct {
 	Poll time.Duration
 	// HistoryLimit is how many past periods a player profile shows.
 	HistoryLimit int
+	// KeepHistory is how long settled history stays in Postgres: the age
+	// leaguectl prune deletes beyond when run without -older-than. 0 (the
+	// default): kept for ever, and prune needs -older-than.
+	KeepHistory time.Duration
 }
 
 // Defaults.
@@ -82,6 +86,7 @@ type file struct {
 	Settlement struct {
 		Poll         duration `yaml:"poll"`
 		HistoryLimit *int     `yaml:"history_limit"`
+		KeepHistory  duration `yaml:"keep_history"`
 	} `yaml:"settlement"`
 	Tracing struct {
 		OTLPEndpoint string   `yaml:"otlp_endpoint"`
@@ -231,6 +236,11 @@ func Parse(b []byte) (*Config, error) {
 		c.Tracing.SampleRatio = *r
 	}
 	if err := c.Tracing.Check(); err != nil {
+		return nil, err
+	}
+	// A day at least: history younger than that is still being claimed and
+	// looked at, and a bare number of seconds here is surely a slip.
+	if c.Settlement.KeepHistory, err = f.Settlement.KeepHistory.get("settlement.keep_history", 24*time.Hour); err != nil {
 		return nil, err
 	}
 	if len(f.Leagues) == 0 && len(f.Leaderboards) == 0 {

@@ -103,6 +103,8 @@ func TestParseRejects(t *testing.T) {
 		{"negative board size", strings.Replace(good, "schedule:", "board_size: -5\n    schedule:", 1), `league "lg": board_size: -5 is outside 1..1024`},
 		{"buckets 0", strings.Replace(good, "schedule:", "buckets: 0\n    schedule:", 1), `league "lg": buckets: 0 is outside 1..1048576`},
 		{"history limit 0", "settlement: {history_limit: 0}\n" + good, "settlement.history_limit: 0 is outside 1..1000"},
+		{"keep history an hour", "settlement: {keep_history: 1h}\n" + good, "settlement.keep_history: 1h is shorter than 24h0m0s"},
+		{"keep history nonsense", "settlement: {keep_history: half a year}\n" + good, `settlement.keep_history: "half a year" is not a duration`},
 		{"retention 0", strings.Replace(good, "schedule:", "retention: 0d\n    schedule:", 1), `league "lg": retention: 0d is shorter than 1s`},
 		{"idempotency window 0", strings.Replace(good, "schedule:", "idempotency_window: 0s\n    schedule:", 1), `league "lg": idempotency_window: 0s is shorter than 1s`},
 		{"tie resolution 0", strings.Replace(good, "schedule:", "tie_resolution: 0\n    schedule:", 1), `league "lg": tie_resolution: 0 is shorter than 1ms`},
@@ -334,5 +336,14 @@ func TestParseNames(t *testing.T) {
 	}
 	if len(c.Namespace) != 64 {
 		t.Fatalf("namespace: got %d bytes, want 64", len(c.Namespace))
+	}
+}
+
+func TestKeepHistory(t *testing.T) {
+	for yaml, want := range map[string]time.Duration{"": 0, "settlement: {keep_history: 180d}\n": 180 * 24 * time.Hour} {
+		c, err := Parse([]byte(yaml + good))
+		if err != nil || c.Settlement.KeepHistory != want {
+			t.Errorf("%q: keep_history %v, %v; want %v", yaml, c.Settlement.KeepHistory, err, want)
+		}
 	}
 }

@@ -41,10 +41,13 @@ type standing struct {
 	last time.Time
 }
 
-// entry is one settled period of a player, with its reward if any.
+// entry is one settled period of a player, with its reward if any, and
+// what the board showed (archive.go).
 type entry struct {
 	league.HistoryEntry
-	rewarded bool
+	rewarded     bool
+	zone         tiers.Zone
+	name, avatar string
 }
 
 // New returns an empty Store.
@@ -175,7 +178,7 @@ func (s *Store) WriteOutcomes(_ context.Context, st league.Settlement, outcomes 
 	for _, o := range outcomes {
 		e := entry{HistoryEntry: league.HistoryEntry{
 			Period: period, TierBefore: o.TierBefore, TierAfter: o.TierAfter, Board: o.Board, Rank: o.Rank, Score: o.Score,
-		}}
+		}, zone: o.Zone, name: o.Name, avatar: o.Avatar}
 		if r, ok := won[o.Player]; ok {
 			e.Rewards, e.rewarded = r.Items, true
 		}

@@ -13,4 +13,10 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(*testing.T) league.Store { return inmem.New() })
 	storetest.RunArchive(t, func(*testing.T) leaderboard.Archive { return inmem.New() })
 	storetest.RunAudit(t, func(*testing.T) league.AuditLog { return inmem.New() })
+	storetest.RunLeagueArchive(t, func(*testing.T) interface {
+		league.Store
+		league.Archive
+	} {
+		return inmem.New()
+	})
 }

@@ -3,6 +3,7 @@ package league
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -15,12 +16,13 @@ import (
 // a preview of an ended period and the settlement that follows it cannot
 // disagree: they read the same frozen boards and run the same code.
 
-// finalBoard is one sub-board as read: its tier (ladder index), number and
-// players ranked 1..n.
+// finalBoard is one sub-board as read: its tier (ladder index), number,
+// players ranked 1..n and their names (player -> name \x1f avatar).
 type finalBoard struct {
 	Tier    int
 	N       int
 	Players []tiers.Standing
+	Names   map[string]string
 }
 
 // boardsPerTrip is how many boards one pipeline reads (~100 entries each).
@@ -28,7 +30,9 @@ const boardsPerTrip = 256
 
 // finalBoards reads every sub-board of period p, a pipeline of
 // boardsPerTrip boards per round trip, and hands each to fn in tier and
-// board order. Only decide reads boards this way: whoever needs a period's
+// board order. Each board's names hash rides in the same pipeline: the
+// settlement keeps them (migration 0007) so that the board can be shown
+// from Postgres once Redis has let it expire. Only decide reads boards this way: whoever needs a period's
 // outcomes gets them from Decide, decided once.
 func (e *Engine) finalBoards(ctx context.Context, lv *live, p Period, pop Populations, fn func(finalBoard) error) error {
 	var all []finalBoard
@@ -43,14 +47,17 @@ func (e *Engine) finalBoards(ctx context.Context, lv *live, p Period, pop Popula
 		chunk := all[lo:min(lo+boardsPerTrip, len(all))]
 		pipe := e.rdb.Pipeline()
 		cmds := make([]*redis.ZSliceCmd, len(chunk))
+		names := make([]*redis.MapStringStringCmd, len(chunk))
 		for i, b := range chunk {
 			cmds[i] = pipe.ZRevRangeWithScores(ctx, lv.keys.board(start, lv.code[b.Tier], b.N), 0, -1)
+			names[i] = pipe.HGetAll(ctx, lv.keys.names(start, lv.code[b.Tier], b.N))
 		}
 		if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
 			return internal("final boards", err)
 		}
 		for i, b := range chunk {
 			zs := cmds[i].Val()
+			b.Names = names[i].Val()
 			b.Players = make([]tiers.Standing, len(zs))
 			for r, z := range zs {
 				score, _ := lv.Packing().Unpack(z.Score)
@@ -72,13 +79,16 @@ type DecidedBoard struct {
 	Tier     int // ladder index of ID.Tier
 	Outcomes []tiers.Outcome
 	ladder   *tiers.Ladder
+	names    map[string]string // player -> name \x1f avatar
 }
 
-// Row returns outcome k as the store keeps it.
+// Row returns outcome k as the store keeps it, with the zone, name and
+// avatar the board showed.
 func (b DecidedBoard) Row(k int) Outcome {
 	o := b.Outcomes[k]
+	name, avatar, _ := strings.Cut(b.names[o.Player], profileSep)
 	return Outcome{Player: o.Player, TierBefore: b.ID.Tier, TierAfter: b.ladder.Tier(o.TierAfter).ID,
-		Board: b.ID.N, Rank: o.Rank, Score: o.Score, Move: moveOf(o)}
+		Board: b.ID.N, Rank: o.Rank, Score: o.Score, Move: moveOf(o), Zone: o.Zone, Name: name, Avatar: avatar}
 }
 
 // Reward returns the reward outcome k earned as the store keeps it; ok is
@@ -170,7 +180,7 @@ func (e *Engine) decide(ctx context.Context, lv *live, p Period, pop Populations
 	read := 0
 	err = e.finalBoards(ctx, lv, p, pop, func(b finalBoard) error {
 		d := DecidedBoard{ID: BoardID{Tier: ladder.Tier(b.Tier).ID, N: b.N}, Tier: b.Tier,
-			Outcomes: ladder.Settle(b.Tier, b.Players), ladder: ladder}
+			Outcomes: ladder.Settle(b.Tier, b.Players), ladder: ladder, names: b.Names}
 		for _, o := range d.Outcomes {
 			counts[b.Tier].add(o)
 		}

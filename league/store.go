@@ -157,7 +157,7 @@ type TierCount struct {
 // Outcome is one player's result of a settled period.
 type Outcome struct {
 	Player     string
-	TierBefore string
+	TierBefore string // and the tier of the board played on
 	TierAfter  string
 	Board      int
 	Rank       int
@@ -166,6 +166,12 @@ type Outcome struct {
 	// ids alone do not tell): the event the store writes of it. Left
 	// empty, TierBefore and TierAfter must be the same tier (Stayed).
 	Move Move
+	// What the board showed at close, kept so that an archived board reads
+	// as the live one did (Archive): the rank's zone, the player's name and
+	// avatar. Zero in outcomes settled before the store kept them.
+	Zone   tiers.Zone
+	Name   string
+	Avatar string
 }
 
 // EarnedReward is a reward settlement granted.

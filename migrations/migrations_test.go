@@ -3,6 +3,7 @@ package migrations
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -19,12 +20,66 @@ func TestEmbedded(t *testing.T) {
 	if len(ms) == 0 {
 		t.Fatal("All: got no migrations")
 	}
+	want := 1
 	for i, m := range ms {
-		if m.Version != i+1 || m.Up == "" || m.Down == "" || len(m.Checksum) != 64 {
-			t.Errorf("migration %d: got version %d, up %d bytes, down %d bytes, checksum %q",
-				i, m.Version, len(m.Up), len(m.Down), m.Checksum)
+		for m.Version > want && reserved[want] {
+			want++
+		}
+		if m.Version != want || m.Up == "" || m.Down == "" || len(m.Checksum) != 64 {
+			t.Errorf("migration %d: got version %d (want %d), up %d bytes, down %d bytes, checksum %q",
+				i, m.Version, want, len(m.Up), len(m.Down), m.Checksum)
+		}
+		want++
+	}
+}
+
+// TestReservedGap: a gap at a reserved version (another branch's migration
+// not landed yet) loads; any other gap does not.
+func TestReservedGap(t *testing.T) {
+	file := &fstest.MapFile{Data: []byte("SELECT 1;")}
+	fsys := fstest.MapFS{}
+	for v := 1; v <= 7; v++ {
+		if !reserved[v] {
+			fsys[fmt.Sprintf("%04d_m.up.sql", v)] = file
+			fsys[fmt.Sprintf("%04d_m.down.sql", v)] = file
 		}
 	}
+	if ms, err := load(fsys); err != nil || ms[len(ms)-1].Version != 7 {
+		t.Fatalf("load with reserved versions left out: %v", err)
+	}
+	delete(fsys, "0005_m.up.sql")
+	delete(fsys, "0005_m.down.sql")
+	if _, err := load(fsys); err == nil || !strings.Contains(err.Error(), "version 5 is missing") {
+		t.Fatalf("load without 0005: %v, want version 5 missing", err)
+	}
+}
+
+// TestReservedLandsLate: a database that applied the versions around a
+// reserved one applies it when a binary brings it, rather than refusing
+// it as renumbered.
+func TestReservedLandsLate(t *testing.T) {
+	pool, _ := testsvc.Postgres(t)
+	ctx := ctxFor(t)
+	fsys := fstest.MapFS{}
+	for v := 1; v <= 7; v++ {
+		if !reserved[v] {
+			fsys[fmt.Sprintf("%04d_m%d.up.sql", v, v)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("CREATE TABLE t%d (x int);", v))}
+			fsys[fmt.Sprintf("%04d_m%d.down.sql", v, v)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("DROP TABLE t%d;", v))}
+		}
+	}
+	without, err := load(fsys)
+	testsvc.Must(t, err, "load")
+	if applied, err := apply(ctx, pool, without); err != nil || len(applied) != 6 {
+		t.Fatalf("apply without 0006: %v, %v", applied, err)
+	}
+	fsys["0006_m6.up.sql"] = &fstest.MapFile{Data: []byte("CREATE TABLE t6 (x int);")}
+	fsys["0006_m6.down.sql"] = &fstest.MapFile{Data: []byte("DROP TABLE t6;")}
+	with, err := load(fsys)
+	testsvc.Must(t, err, "load")
+	if applied, err := apply(ctx, pool, with); err != nil || len(applied) != 1 || applied[0] != "0006_m6" {
+		t.Fatalf("apply with 0006 landed late: %v, %v; want 0006_m6 applied", applied, err)
+	}
+	wantTable(t, pool, "t6", true)
 }
 
 func TestLoadRefusesBadSets(t *testing.T) {

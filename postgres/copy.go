@@ -86,6 +86,15 @@ func appendText(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// appendTextOrNull appends s, or NULL (length -1) for "": most players
+// have no avatar, and NULL costs the row nothing.
+func appendTextOrNull(b []byte, s string) []byte {
+	if s == "" {
+		return binary.BigEndian.AppendUint32(b, 0xffffffff)
+	}
+	return appendText(b, s)
+}
+
 func appendInt4(b []byte, v int) []byte {
 	b = binary.BigEndian.AppendUint32(b, 4)
 	return binary.BigEndian.AppendUint32(b, uint32(int32(v)))

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
 )
 
 // WriteOutcomes stores a period's outcomes and rewards, moves the standings
@@ -47,14 +48,17 @@ func (s *Store) WriteOutcomes(ctx context.Context, set league.Settlement, outcom
 			return err
 		}
 		leagueField, periodField := encodeText(set.League), encodeTimestamptz(set.Period)
+		// zone, name and avatar (migration 0007) are what the board showed,
+		// for reading it back once Redis has let it expire (archive.go).
 		err = copyIn(ctx, tx, "outcomes",
-			[]string{"league", "period_start", "player", "tier_before", "tier_after", "board", "rank", "score"},
+			[]string{"league", "period_start", "player", "tier_before", "tier_after", "board", "rank", "score", "zone", "name", "avatar"},
 			len(outcomes), func(b []byte, i int) []byte {
 				o := &outcomes[order[i]]
-				b = appendFields(b, 8)
+				b = appendFields(b, 11)
 				b = append(append(b, leagueField...), periodField...)
 				b = appendText(appendText(appendText(b, o.Player), o.TierBefore), o.TierAfter)
-				return appendInt8(appendInt4(appendInt4(b, o.Board), o.Rank), o.Score)
+				b = appendInt8(appendInt4(appendInt4(b, o.Board), o.Rank), o.Score)
+				return appendTextOrNull(appendTextOrNull(append(b, zoneFields[o.Zone]...), o.Name), o.Avatar)
 			})
 		if err != nil {
 			return err
@@ -243,6 +247,12 @@ func prefix8(s string) uint64 {
 		}
 	}
 	return p
+}
+
+// zoneFields are the zones' text, encoded once.
+var zoneFields = [...][]byte{
+	tiers.Stay: encodeText(tiers.Stay.String()), tiers.Promote: encodeText(tiers.Promote.String()),
+	tiers.Demote: encodeText(tiers.Demote.String()),
 }
 
 // encodeText and encodeTimestamptz encode a value every row repeats once.

@@ -14,6 +14,8 @@
 //	leaguectl audit -league L [-player ID] [-period P]
 //	leaguectl moderated -league L [-period P]
 //	leaguectl events dead [-webhook W] | replay [-webhook W] ID|-all
+//	leaguectl export -league L -period P [-format csv|ndjson] [-out FILE]
+//	leaguectl prune [-league L] -older-than 180d [-dry-run]
 //	leaguectl version
 //
 // It reads the same configuration and environment as leagued (LEAGUE_CONFIG,
@@ -72,6 +74,10 @@ commands:
   moderated      list the players taken off a period's boards (REDIS_URL): -league L [-period P]
   events         webhook delivery (DATABASE_URL): dead [-webhook W] lists each webhook's progress and dead events;
                  replay [-webhook W] ID | -all delivers dead events again
+  export         stream a settled period's boards and outcomes (DATABASE_URL): -league L -period P
+                 [-format csv|ndjson] [-out FILE]; progress on stderr
+  prune          delete settled history older than an age, keeping unclaimed rewards (DATABASE_URL):
+                 -older-than 180d (default: settlement.keep_history) [-league L] [-dry-run] [-batch N]
   version        print the build (module version, VCS revision, Go)
 `
 
@@ -139,6 +145,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return offBoards(ctx, rest, out)
 	case "events":
 		return eventsCmd(ctx, rest, out)
+	case "export":
+		return export(ctx, rest, out)
+	case "prune":
+		return prune(ctx, rest, out)
 	case "version", "-version", "--version":
 		if len(rest) > 0 {
 			return usageError{fmt.Errorf("version takes no arguments")}

@@ -1,0 +1,1 @@
+ALTER TABLE outcomes DROP COLUMN zone, DROP COLUMN name, DROP COLUMN avatar;
