@@ -222,6 +222,17 @@ func TestAdmin(t *testing.T) {
 	if _, err := c.Score(ctx, "cup", client.ScoreWrite{PlayerID: "ad-1", Value: 3}); err != nil {
 		t.Fatal(err)
 	}
+	// the outbox's feed answers (nothing settled here yet), a game key is
+	// refused it, and a period never settled has no archived outcomes
+	if page, err := admin.Events(ctx, 0, 10); err != nil || page.Next < 0 {
+		t.Fatalf("events: %+v, %v", page, err)
+	}
+	if _, err := c.Events(ctx, 0, 10); !errors.Is(err, client.ErrForbidden) {
+		t.Fatalf("events with a game key: %v, want forbidden", err)
+	}
+	if _, err := admin.Outcomes(ctx, "cup", "20200106T000000Z", "", 10); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("outcomes of a period never settled: %v, want not found", err)
+	}
 	score := int64(11)
 	m, err := admin.Moderate(ctx, "cup", "ad-1", client.ActionSetScore, client.Moderation{Reason: "restored", Score: &score})
 	if err != nil || !m.Changed || m.After.Score == nil || *m.After.Score != 11 || m.ActionID == nil {

@@ -29,7 +29,7 @@ var methodOf = map[string]string{
 	"settle": "Settle", "settlements": "Settlements", "previewSettlement": "Preview", "heldWrites": "HeldWrites",
 	"approveHeld": "ApproveHeld", "rejectHeld": "RejectHeld",
 	"hidePlayer": "Moderate", "unhidePlayer": "Moderate", "removePlayer": "Moderate", "setPlayerScore": "Moderate",
-	"banPlayer": "Moderate", "unbanPlayer": "Moderate", "audit": "Audit",
+	"banPlayer": "Moderate", "unbanPlayer": "Moderate", "audit": "Audit", "events": "Events", "archivedOutcomes": "Outcomes",
 }
 
 func TestEveryRoute(t *testing.T) {

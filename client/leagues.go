@@ -137,6 +137,9 @@ type Board struct {
 	Board     string    `json:"board"`
 	Tier      string    `json:"tier"`
 	Entries   []Entry   `json:"entries"`
+	// Source says where the board was read: "live" (Redis) or "archive"
+	// (Postgres, after the league's retention dropped it from Redis).
+	Source string `json:"source"`
 }
 
 // Entry is a player on a board.

@@ -16,6 +16,7 @@ import (
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/leaderboard"
 	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/postgres"
 	"github.com/league-engine/league/scheduler"
 )
 
@@ -128,7 +129,12 @@ func startService(tb *mainTB) (stop func(), err error) {
 		return nil, err
 	}
 	sched := scheduler.New(engine, store, scheduler.WithLogger(quiet), scheduler.WithLeaderboards(boards))
-	srv := api.New(api.Config{Engine: engine, Leaderboards: boards, Store: store, Settler: sched, Keys: cfg.Server.Keys, Logger: quiet})
+	var feed api.EventFeed
+	if pg, ok := store.(*postgres.Store); ok {
+		feed = pg
+	}
+	srv := api.New(api.Config{Engine: engine, Leaderboards: boards, Store: store, Settler: sched, Events: feed,
+		Keys: cfg.Server.Keys, Logger: quiet})
 	ts := httptest.NewServer(srv.Handler())
 	baseURL = ts.URL
 	return ts.Close, nil
