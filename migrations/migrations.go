@@ -119,11 +119,12 @@ func load(fsys fs.FS) ([]Migration, error) {
 }
 
 // reserved are versions taken by work on another branch that has not landed
-// yet (0006: the events outbox), so that two branches adding a migration at
-// once do not renumber each other's. A gap there is expected, not a lost
-// file, and a database that applied a later version before it applies it
-// when it comes (compare). An entry is harmless once its migration lands,
-// and can go once every database has it.
+// yet, so that two branches adding a migration at once do not renumber each
+// other's. A gap there is expected, not a lost file, and a database that
+// applied a later version before it applies it when it comes (compare). An
+// entry is harmless once its migration lands, and can go once every
+// database has it: 0006 (the events outbox) landed on 2026-11-26, after
+// 0007 had been applied on development databases.
 var reserved = map[int]bool{6: true}
 
 // Apply brings the schema of the pool's connections (their search_path) up
