@@ -97,7 +97,7 @@ func settleArchiveWeek(t *testing.T, s archiveStore, week int, players []string)
 		o := league.Outcome{Player: p, TierBefore: "gold", TierAfter: "gold", Board: board, Rank: rank,
 			Score: int64(1000 - rank), Zone: tiers.Stay, Name: "Name " + p}
 		if rank == 1 {
-			o.TierAfter, o.Zone, o.Avatar = "diamond", tiers.Promote, "https://a.example/"+p
+			o.TierAfter, o.Move, o.Zone, o.Avatar = "diamond", league.Promoted, tiers.Promote, "https://a.example/"+p
 			rewards = append(rewards, league.EarnedReward{Player: p, Tier: "gold", Rank: 1, Items: []tiers.Item{{ID: "gems", Qty: 5}}})
 		}
 		outcomes = append(outcomes, o)
