@@ -30,14 +30,18 @@ func (req *joinRequest) decode(d *decoder) error {
 
 // placementBody is the reply of a join.
 type placementBody struct {
-	League    string       `json:"league"`
-	Period    string       `json:"period"`
-	PeriodEnd string       `json:"period_end"`
-	Tier      string       `json:"tier"`
-	Board     string       `json:"board"`
-	Slot      int          `json:"slot"`
-	Rejoined  bool         `json:"rejoined"`
-	Rewards   []rewardBody `json:"rewards"`
+	League    string `json:"league"`
+	Period    string `json:"period"`
+	PeriodEnd string `json:"period_end"`
+	Tier      string `json:"tier"`
+	Board     string `json:"board"`
+	Slot      int    `json:"slot"`
+	Rejoined  bool   `json:"rejoined"`
+	// Upcoming: placed in the next period (the league's join_cutoff), which
+	// starts at PeriodStart.
+	Upcoming    bool         `json:"upcoming,omitempty"`
+	PeriodStart string       `json:"period_start,omitempty"`
+	Rewards     []rewardBody `json:"rewards"`
 }
 
 // rewardBody is a reward earned in a settled period: delivered by a join,
@@ -69,7 +73,7 @@ func (s *Server) join(r *http.Request, _ *Key) (reply, error) {
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
-	return marshal{placementBody{
+	body := placementBody{
 		League:    p.League,
 		Period:    p.Period.ID(),
 		PeriodEnd: rfc3339(p.Period.End),
@@ -77,8 +81,13 @@ func (s *Server) join(r *http.Request, _ *Key) (reply, error) {
 		Board:     p.Board.String(),
 		Slot:      p.Slot,
 		Rejoined:  p.Rejoined,
+		Upcoming:  p.Upcoming,
 		Rewards:   rewardBodies(p.Rewards),
-	}}, nil
+	}
+	if p.Upcoming {
+		body.PeriodStart = rfc3339(p.Period.Start)
+	}
+	return marshal{body}, nil
 }
 
 // rewardBodies converts rewards; never nil, so the JSON is [] when none.

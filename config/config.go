@@ -115,6 +115,7 @@ type leagueFile struct {
 	Retention         duration         `yaml:"retention"`
 	IdempotencyWindow duration         `yaml:"idempotency_window"`
 	DecayAfter        int              `yaml:"decay_after"`
+	JoinCutoff        duration         `yaml:"join_cutoff"`
 	Buckets           *int             `yaml:"buckets"`
 	Tiers             []tierFile       `yaml:"tiers"`
 	Overrides         []overrideFile   `yaml:"overrides"`
@@ -299,6 +300,9 @@ func (lf leagueFile) build() (*league.League, error) {
 		TieBreak: league.TieBreak(lf.TieBreak), Operator: league.Operator(lf.ScoreOperator), MaxScore: lf.MaxScore,
 		MaxGain: lf.MaxGain, MaxAttempts: lf.MaxAttempts, Hold: lf.Hold,
 		DecayAfter: lf.DecayAfter,
+	}
+	if l.JoinCutoff, err = lf.JoinCutoff.get("join_cutoff", time.Second); err != nil {
+		return nil, err
 	}
 	for i, lim := range lf.Limits {
 		if lim.Max == nil {

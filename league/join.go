@@ -32,6 +32,10 @@ type Placement struct {
 	// Rejoined reports that the player had already joined this period: the
 	// placement is the first one.
 	Rejoined bool
+	// Upcoming reports a join in the league's join_cutoff: the player is
+	// placed in the next period, which starts at Period.Start; their score
+	// writes count from then.
+	Upcoming bool
 }
 
 // Reward is what a player earned by their rank in a settled period.
@@ -62,7 +66,7 @@ func (e *Engine) Join(ctx context.Context, leagueID string, req JoinRequest) (Pl
 	if err := checkText("avatar", req.Avatar, MaxAvatarLen, false); err != nil {
 		return Placement{}, err
 	}
-	p, prev := e.current(lv)
+	p, prev := e.joinTarget(lv, e.now())
 	var d *decision
 	for attempt := 0; attempt < 5; attempt++ {
 		reply, err := e.runJoin(ctx, lv, p, prev, req, d)
@@ -71,9 +75,15 @@ func (e *Engine) Join(ctx context.Context, leagueID string, req JoinRequest) (Pl
 		}
 		switch scripts.Status(reply[0].(int64)) {
 		case scripts.OK, scripts.Existing:
-			return e.placement(ctx, lv, p, req.Player, reply)
+			pl, err := e.placement(ctx, lv, p, req.Player, reply)
+			pl.Upcoming = lv.JoinCutoff > 0 && p.Start.After(e.now())
+			return pl, err
+		case scripts.Playing:
+			reply[0] = int64(scripts.Existing)
+			return e.placement(ctx, lv, prev, req.Player, reply)
 		case scripts.WrongPeriod:
-			p, prev = e.redisSaid(lv, reply[1].(int64))
+			e.redisSaid(lv, reply[1].(int64))
+			p, prev = e.joinTarget(lv, time.UnixMilli(reply[1].(int64)))
 			d = nil
 		case scripts.Closed:
 			return Placement{}, Errorf(PeriodClosed, "period %s of league %q is closed for settlement", p.ID(), lv.ID)
@@ -119,7 +129,11 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 		req.Player, req.Name + profileSep + req.Avatar,
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
 		lv.code[lv.entry], prev.Start.Unix(), decay,
-		"", "", "", "", lv.epoch, "", string(lv.Operator),
+		"", "", "", "", lv.epoch, "", string(lv.Operator), "",
+	}
+	if lv.JoinCutoff > 0 && e.now().Before(p.Start) {
+		// a join in the cutoff: p is the next period, opened early
+		args[20] = p.Start.Add(-lv.JoinCutoff).UnixMilli()
 	}
 	if d != nil {
 		args[13], args[14], args[18] = d.tier, d.from, d.rules

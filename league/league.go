@@ -82,6 +82,9 @@ type League struct {
 	Retention time.Duration
 	// IdempotencyWindow is how long a score write's request id is remembered.
 	IdempotencyWindow time.Duration
+	// JoinCutoff sends the joins of the last JoinCutoff of a period to the
+	// next one (cutoff.go); 0: none.
+	JoinCutoff time.Duration
 	// DecayAfter demotes a player one tier for every DecayAfter whole periods
 	// they sit out; 0 turns decay off.
 	DecayAfter int
@@ -148,6 +151,9 @@ func (l *League) Init() error {
 	}
 	l.entry = entry
 	if err := l.checkOverrides(); err != nil {
+		return err
+	}
+	if err := l.checkJoinCutoff(); err != nil {
 		return err
 	}
 	switch l.Operator {

@@ -34,6 +34,12 @@ local function counters_key(prefix, s)
   return prefix .. 'c:' .. s
 end
 
+--- claimed_key
+-- the rewards claimed by the joins of the period starting at s (Go: keys.claimed).
+local function claimed_key(prefix, s)
+  return prefix .. 'k:' .. s
+end
+
 --- names_key
 local function names_key(prefix, s, t, b)
   return prefix .. 'i:' .. s .. ':' .. t .. ':' .. b

@@ -30,6 +30,8 @@
 --             record's period under, or '' when no rule decided it
 --
 -- ARGV[20] -> the caller's score operator, recorded as the period's by its first join
+-- ARGV[21] -> with a join_cutoff, the instant (ms) from which joins go to Q though it has
+--             not started ('': Q's start); ARGV[12] is then the period still running
 --
 -- Also writes keys of the league's hash tag it finds from the above: Q's board and
 -- names, and with ARGV[14] the counters of the record's period ('ladder', 'closed').
@@ -55,12 +57,18 @@
 --                          caller opened (or a restore replaced it); nothing written
 --   {21, ends}             the player is banned until ends (ms); nothing written (a ban
 --                          that has ended is dropped)
+--   {27, tier, n, rewards} before Q starts (ARGV[21]): the player joined the running period
+--                          already, and stays in it: its first placement and rewards
 --
--- uses: NO_TIER rec_decode rec_encode board_key names_key counters_key moderation_key here now_ms tie_bits
+-- uses: NO_TIER rec_decode rec_encode board_key names_key counters_key claimed_key moderation_key here now_ms tie_bits
 
 local now = now_ms(ARGV[1])
 local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
-if now < qs * 1000 or now >= qe * 1000 then
+local opens = qs * 1000
+if ARGV[21] ~= '' then
+  opens = tonumber(ARGV[21])
+end
+if now < opens or now >= qe * 1000 then
   return {2, now}
 end
 -- A Redis that lost the league (restarted without persistence, flushed)
@@ -93,6 +101,12 @@ if rec then
     here(nk, KEYS[2])
     redis.call('HSET', nk, player, profile)
     return {1, t, n, redis.call('HGET', KEYS[4], player) or ''}
+  elseif now < qs * 1000 and s == tonumber(ARGV[12]) then
+    -- Joined the period still running: the cutoff sends new players to
+    -- the next one, not those already playing.
+    local ck = claimed_key(prefix, s)
+    here(ck, KEYS[2])
+    return {27, t, n, redis.call('HGET', ck, player) or ''}
   end
 end
 
@@ -200,7 +214,8 @@ if n == 1 then
   end
 end
 local slot = n - (board - 1) * size -- n is joined + 1: the board touched above
-local packed = tie_bits(now, qe, tonumber(ARGV[10]), tonumber(ARGV[9]), tonumber(ARGV[8]), size, slot)
+-- an early join (the cutoff) counts its time from Q's start
+local packed = tie_bits(math.max(now, qs * 1000), qe, tonumber(ARGV[10]), tonumber(ARGV[9]), tonumber(ARGV[8]), size, slot)
 redis.call('ZADD', bk, packed, player)
 redis.call('HSET', nk, player, profile)
 redis.call('HSET', KEYS[2], player, rec_encode(qs, tier, n, NO_TIER))

@@ -174,6 +174,7 @@ const (
 	BadState    Status = 24 // moderate: the action cannot apply to the player's state (reply[1])
 	BadEnd      Status = 25 // moderate: a ban's end is not after Redis's now (reply[1])
 	BoardLost   Status = 26 // moderate: the player is in the period but on no board
+	Playing     Status = 27 // join, in a join_cutoff: the player is in the running period already (reply as Existing)
 )
 
 // Load loads every script into the server's script cache, so pipelines of
