@@ -64,7 +64,11 @@
 --
 -- uses: rec_decode board_key here int now_ms tie_bits limits
 
-if redis.call('HGET', KEYS[3], 'epoch') ~= ARGV[15] then
+-- The epoch and the operator Q's first join recorded ('op:<Q>'), in one
+-- read: every write needs both.
+local op_field = 'op:' .. ARGV[2]
+local meta = redis.call('HMGET', KEYS[3], 'epoch', op_field)
+if meta[1] ~= ARGV[15] then
   return {11}
 end
 local player = ARGV[5]
@@ -198,8 +202,7 @@ end
 -- score_operator never mix two in one period. A period begun by a version
 -- that recorded none takes the one of its first write here (recorded below,
 -- after the board's write: the first write touches the board).
-local op_field = 'op:' .. qs
-local recorded_op = redis.call('HGET', KEYS[3], op_field)
+local recorded_op = meta[2]
 local op, max = recorded_op or ARGV[6], tonumber(ARGV[8])
 local score, gain
 if op == 'incr' and time_bits == 0 and max * 2 * shift < 2 ^ 53 then
