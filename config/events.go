@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -136,28 +135,13 @@ func typeList() string {
 // with a restart.
 func (e *Events) resolveSecrets(getenv func(string) string) error {
 	for i, src := range e.sources {
-		var v, where string
-		switch {
-		case src.env != "":
-			where = fmt.Sprintf("events.webhooks[%d] (%s).secret_env: %s", i, e.Webhooks[i].Name, src.env)
-			if v = getenv(src.env); v == "" {
-				return fmt.Errorf("%s is not set", where)
-			}
-		case src.file != "":
-			where = fmt.Sprintf("events.webhooks[%d] (%s).secret_file: %s", i, e.Webhooks[i].Name, src.file)
-			b, err := os.ReadFile(src.file)
-			if err != nil {
-				return fmt.Errorf("%s: %v", where, err)
-			}
-			v = string(b)
-		default:
-			continue
-		}
-		secrets, err := splitSecrets(v)
+		secrets, err := src.read(fmt.Sprintf("events.webhooks[%d] (%s)", i, e.Webhooks[i].Name), getenv)
 		if err != nil {
-			return fmt.Errorf("%s: %v", where, err)
+			return err
 		}
-		e.Webhooks[i].Secrets = secrets
+		if secrets != nil {
+			e.Webhooks[i].Secrets = secrets
+		}
 	}
 	return nil
 }

@@ -45,6 +45,33 @@ type keySource struct {
 	unnamed bool   // api_keys, admin_keys or their environment variables
 }
 
+// read returns the secrets src names (field names the key or webhook in
+// errors): nil when it names none (the secret was given inline).
+func (src keySource) read(field string, getenv func(string) string) ([]string, error) {
+	var v, where string
+	switch {
+	case src.env != "":
+		where = field + ".secret_env: " + src.env
+		if v = getenv(src.env); v == "" {
+			return nil, fmt.Errorf("%s is not set", where)
+		}
+	case src.file != "":
+		where = field + ".secret_file: " + src.file
+		b, err := os.ReadFile(src.file)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", where, err)
+		}
+		v = string(b)
+	default:
+		return nil, nil
+	}
+	secrets, err := splitSecrets(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", where, err)
+	}
+	return secrets, nil
+}
+
 // Log is the logging part of the config.
 type Log struct {
 	JSON  bool       // log.format: json; else text
@@ -289,28 +316,13 @@ func checkSecretsUnique(keys []api.Key) error {
 // environment variable only holds what the process started with.
 func (s *Server) resolveSecrets(getenv func(string) string) error {
 	for i, src := range s.sources {
-		var v, where string
-		switch {
-		case src.env != "":
-			where = fmt.Sprintf("server.keys[%d] (%s).secret_env: %s", i, s.Keys[i].Name, src.env)
-			if v = getenv(src.env); v == "" {
-				return fmt.Errorf("%s is not set", where)
-			}
-		case src.file != "":
-			where = fmt.Sprintf("server.keys[%d] (%s).secret_file: %s", i, s.Keys[i].Name, src.file)
-			b, err := os.ReadFile(src.file)
-			if err != nil {
-				return fmt.Errorf("%s: %v", where, err)
-			}
-			v = string(b)
-		default:
-			continue
-		}
-		secrets, err := splitSecrets(v)
+		secrets, err := src.read(fmt.Sprintf("server.keys[%d] (%s)", i, s.Keys[i].Name), getenv)
 		if err != nil {
-			return fmt.Errorf("%s: %v", where, err)
+			return err
 		}
-		s.Keys[i].Secrets = secrets
+		if secrets != nil {
+			s.Keys[i].Secrets = secrets
+		}
 	}
 	return checkSecretsUnique(s.Keys)
 }
