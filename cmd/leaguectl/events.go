@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,23 +20,6 @@ import (
 const eventsUsage = `usage:
   leaguectl events dead [-webhook W] [-limit N]     each webhook's delivery, then its dead events (DATABASE_URL)
   leaguectl events replay [-webhook W] ID | -all    deliver dead events again, now`
-
-// eventsCmd runs leaguectl events dead | replay.
-func eventsCmd(ctx context.Context, args []string, out io.Writer) error {
-	if len(args) == 0 {
-		return usageError{errors.New(eventsUsage)}
-	}
-	switch args[0] {
-	case "dead":
-		return eventsDead(ctx, args[1:], out)
-	case "replay":
-		return eventsReplay(ctx, args[1:], out)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprintln(out, eventsUsage)
-		return nil
-	}
-	return usageError{fmt.Errorf("events: unknown command %q\n%s", args[0], eventsUsage)}
-}
 
 // openOutbox loads the config and opens the outbox in DATABASE_URL (no
 // Redis: events live in Postgres only).
@@ -151,11 +132,8 @@ func eventsReplay(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		id, args = args[0], args[1:]
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if rest := fs.Args(); len(rest) > 0 {
 		if id != "" || len(rest) > 1 {
