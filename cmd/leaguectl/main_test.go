@@ -97,6 +97,10 @@ leagues:
 	if !strings.Contains(out.String(), "1     p9") || !strings.Contains(out.String(), "Namep9") {
 		t.Fatalf("board output:\n%s", out.String())
 	}
+	bj := runJSON(t, "board", "-config", path, "-league", "quick", "-board", "low-2", "-o", "json")
+	if top := bj["entries"].([]any)[0].(map[string]any); bj["board"] != "low-2" || top["player_id"] != "p9" || top["name"] != "Namep9" || top["rank"] != 1.0 {
+		t.Fatalf("board -o json: %v", bj)
+	}
 	time.Sleep(time.Until(period.End) + 100*time.Millisecond)
 
 	// A database without the schema is refused, not migrated: only
@@ -140,6 +144,12 @@ leagues:
 		if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "{") {
 			t.Fatalf("player output lacks %q (or shows Go syntax):\n%s", want, out.String())
 		}
+	}
+	pj := runJSON(t, "player", "-config", path, "-league", "quick", "-player", "p9", "-o", "json")
+	hist := pj["history"].([]any)
+	if len(hist) != 1 || hist[0].(map[string]any)["tier_after"] != "high" || len(pj["waiting_rewards"].([]any)) != 1 ||
+		pj["standing"].(map[string]any)["tier"] != "high" {
+		t.Fatalf("player -o json: %v", pj)
 	}
 	if err := run(ctx, []string{"board", "-config", path, "-league", "quick", "-board", "nope"}, &out); err == nil {
 		t.Fatal("a bad board id was accepted")
