@@ -63,6 +63,7 @@ func eventsDead(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("events dead")
 	webhook := fs.String("webhook", "", "this webhook's only (default: every webhook)")
 	limit := fs.Int("limit", 100, "the most dead events to list, oldest first (0: all)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -77,11 +78,8 @@ func eventsDead(ctx context.Context, args []string, out io.Writer) error {
 	if err := checkWebhook("dead", cfg, *webhook); err != nil {
 		return err
 	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	if len(cfg.Events.Webhooks) == 0 {
-		fmt.Fprintln(w, "no webhooks configured (events.webhooks)")
-	}
-	now := time.Now()
+	j := deadJSON{Webhooks: []webhookProgressJSON{}, Dead: []deadEventJSON{}}
+	var hooks []hookProgress
 	for _, h := range cfg.Events.Webhooks {
 		if *webhook != "" && h.Name != *webhook {
 			continue
@@ -90,8 +88,68 @@ func eventsDead(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
+		hooks = append(hooks, hookProgress{h.Name, h.Redacted(), p})
+		j.Webhooks = append(j.Webhooks, webhookProgressJSON{Name: h.Name, URL: h.Redacted(), Known: p.Known, ScannedTo: p.ScannedTo,
+			Retrying: p.Retrying, Held: p.Held, Dead: p.Dead, OldestWaiting: timeJSON(p.Oldest)})
+	}
+	dead, err := store.DeadLetters(ctx, *webhook, *limit)
+	if err != nil {
+		return err
+	}
+	for _, d := range dead {
+		j.Dead = append(j.Dead, deadEventJSON{Event: d.Event.ID, Webhook: d.Webhook, Type: string(d.Event.Type), League: d.Event.League,
+			Player: d.Event.Player, Period: events.PeriodID(d.Event.Period), Attempts: d.Attempts, Died: timeJSON(d.Since),
+			Holding: d.Holding, LastError: d.LastError})
+	}
+	return pr.print(func() error { return deadText(out, len(cfg.Events.Webhooks) == 0, hooks, dead) }, j)
+}
+
+// deadJSON is events dead -o json.
+type deadJSON struct {
+	Webhooks []webhookProgressJSON `json:"webhooks"`
+	Dead     []deadEventJSON       `json:"dead"` // oldest first
+}
+
+type webhookProgressJSON struct {
+	Name          string `json:"name"`
+	URL           string `json:"url"`   // redacted
+	Known         bool   `json:"known"` // false: no deliverer has started it yet
+	ScannedTo     int64  `json:"scanned_to"`
+	Retrying      int    `json:"retrying"`
+	Held          int    `json:"held"`
+	Dead          int    `json:"dead"`
+	OldestWaiting string `json:"oldest_waiting"` // when the oldest event waiting for a retry was written; "": none
+}
+
+type deadEventJSON struct {
+	Event     int64  `json:"event_id"`
+	Webhook   string `json:"webhook"`
+	Type      string `json:"type"`
+	League    string `json:"league"`
+	Player    string `json:"player_id"`
+	Period    string `json:"period"`
+	Attempts  int    `json:"attempts"`
+	Died      string `json:"died_at"`
+	Holding   int    `json:"holding"` // the player's later events held behind it
+	LastError string `json:"last_error"`
+}
+
+// hookProgress is a webhook's delivery progress.
+type hookProgress struct {
+	name, url string
+	events.Progress
+}
+
+// deadText prints events dead as text.
+func deadText(out io.Writer, none bool, hooks []hookProgress, dead []events.DeadLetter) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	if none {
+		fmt.Fprintln(w, "no webhooks configured (events.webhooks)")
+	}
+	now := time.Now()
+	for _, p := range hooks {
 		if !p.Known {
-			fmt.Fprintf(w, "webhook %s\t%s: no deliverer has started it yet\n", h.Name, h.Redacted())
+			fmt.Fprintf(w, "webhook %s\t%s: no deliverer has started it yet\n", p.name, p.url)
 			continue
 		}
 		lag := "no event waits for a retry"
@@ -99,11 +157,7 @@ func eventsDead(ctx context.Context, args []string, out io.Writer) error {
 			lag = fmt.Sprintf("the oldest event waiting was written %s ago", now.Sub(p.Oldest).Round(time.Second))
 		}
 		fmt.Fprintf(w, "webhook %s\t%s: scanned to event %d; %d retried, %d held behind them or a dead one, %d dead; %s\n",
-			h.Name, h.Redacted(), p.ScannedTo, p.Retrying, p.Held, p.Dead, lag)
-	}
-	dead, err := store.DeadLetters(ctx, *webhook, *limit)
-	if err != nil {
-		return err
+			p.name, p.url, p.ScannedTo, p.Retrying, p.Held, p.Dead, lag)
 	}
 	if len(dead) == 0 {
 		fmt.Fprintln(w, "no dead events")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +75,11 @@ func TestEventsDeadAndReplay(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "hunter2pw") {
 		t.Errorf("events dead shows the URL's password:\n%s", out.String())
+	}
+	dj := runJSON(t, "events", "dead", "-config", path, "-o", "json")
+	if ds, ws := dj["dead"].([]any), dj["webhooks"].([]any); len(ds) != 2 || len(ws) != 2 || ds[0].(map[string]any)["event_id"] != 1.0 ||
+		ws[0].(map[string]any)["scanned_to"] != 3.0 || strings.Contains(fmt.Sprint(dj), "hunter2pw") {
+		t.Errorf("events dead -o json: %v", dj)
 	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"events", "dead", "-config", path, "-webhook", "shop"}, &out), "events dead -webhook shop")

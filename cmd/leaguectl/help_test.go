@@ -30,7 +30,8 @@ func runJSON(t *testing.T, args ...string) map[string]any {
 }
 
 // dataCommands are the commands that print data: each must take -o.
-var dataCommands = []string{"config check", "preview", "board", "player", "simulate", "version"}
+var dataCommands = []string{"config check", "preview", "board", "player", "leaderboard", "limits", "simulate", "held",
+	"audit", "moderated", "events dead", "version", "restore"}
 
 // TestHelpEveryCommand: every command answers -h and `help <command>` with
 // its summary, its flags and an example, having opened nothing; the
@@ -199,5 +200,23 @@ func TestCompletion(t *testing.T) {
 		if !strings.Contains(bash, w) {
 			t.Errorf("bash lacks %s", w)
 		}
+	}
+}
+
+// TestProgressOnStderr: simulate's progress goes to stderr, only with
+// -progress when stderr is no terminal, and never into -o json's stdout.
+func TestProgressOnStderr(t *testing.T) {
+	var stderr bytes.Buffer
+	saved := progress
+	progress = &stderr
+	defer func() { progress = saved }()
+	args := []string{"simulate", "-config", "../../config.yaml", "-players", "500", "-periods", "2", "-o", "json"}
+	runJSON(t, args...)
+	if stderr.Len() != 0 {
+		t.Errorf("progress without -progress on no terminal: %q", stderr.String())
+	}
+	runJSON(t, append(args, "-progress")...)
+	if !strings.Contains(stderr.String(), "simulate weekly: 500 players, 2 periods: done in ") {
+		t.Errorf("progress with -progress: %q", stderr.String())
 	}
 }

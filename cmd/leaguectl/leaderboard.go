@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/league-engine/league/internal/words"
 	"github.com/league-engine/league/leaderboard"
@@ -36,6 +35,7 @@ func leaderboardBoard(ctx context.Context, args []string, out io.Writer) error {
 	period := fs.String("period", "", "period id (default: the current period)")
 	offset := fs.Int("offset", 0, "ranks to skip")
 	limit := fs.Int("limit", 20, "entries to print, at most 1000")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -55,18 +55,46 @@ func leaderboardBoard(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	note := ""
-	if b.Incomplete {
-		note = " (incomplete: not pre-filled yet; run leaguectl prefill)"
+	j := lbBoardJSON{Leaderboard: *id, Board: fmt.Sprint(k), Period: b.Period.ID(), Size: b.Size, Incomplete: b.Incomplete,
+		Entries: []lbEntryJSON{}}
+	if k != leaderboard.AllTime {
+		j.Ends = timeJSON(b.Period.End)
 	}
-	fmt.Fprintf(out, "leaderboard %s board %s period %s (ends %s): %s%s\n", *id, k, b.Period.ID(),
-		endOf(b.Period), words.Count(b.Size, "member"), note)
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "rank\tmember\tscore\tname")
 	for _, en := range b.Entries {
-		fmt.Fprintf(w, "%d\t%s\t%d\t%s\n", en.Rank, en.Member, en.Score, en.Name)
+		j.Entries = append(j.Entries, lbEntryJSON{Rank: en.Rank, Member: en.Member, Score: en.Score, Name: en.Name})
 	}
-	return w.Flush()
+	return pr.print(func() error {
+		note := ""
+		if b.Incomplete {
+			note = " (incomplete: not pre-filled yet; run leaguectl prefill)"
+		}
+		fmt.Fprintf(out, "leaderboard %s board %s period %s (ends %s): %s%s\n", *id, k, b.Period.ID(),
+			endOf(b.Period), words.Count(b.Size, "member"), note)
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "rank\tmember\tscore\tname")
+		for _, en := range b.Entries {
+			fmt.Fprintf(w, "%d\t%s\t%d\t%s\n", en.Rank, en.Member, en.Score, en.Name)
+		}
+		return w.Flush()
+	}, j)
+}
+
+// lbBoardJSON is leaderboard -o json.
+type lbBoardJSON struct {
+	Leaderboard string        `json:"leaderboard"`
+	Board       string        `json:"board"`
+	Period      string        `json:"period"`
+	Ends        string        `json:"ends"` // "": all_time never ends
+	Size        int           `json:"size"`
+	Incomplete  bool          `json:"incomplete"` // not pre-filled yet: run leaguectl prefill
+	Entries     []lbEntryJSON `json:"entries"`
+}
+
+type lbEntryJSON struct {
+	Rank   int    `json:"rank"`
+	Member string `json:"member"`
+	Score  int64  `json:"score"`
+	Name   string `json:"name"`
 }
 
 func endOf(p leaderboard.Period) string {
@@ -189,6 +217,7 @@ func limits(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&w.Member, "member", "", "a member")
 	fs.StringVar(&w.Channel, "channel", "", "a channel")
 	fs.StringVar(&w.Terminal, "terminal", "", "a terminal")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -196,7 +225,7 @@ func limits(ctx context.Context, args []string, out io.Writer) error {
 		if *id != "" || *player == "" && *key == "" || w.Actor != "" || w.Member != "" || w.Channel != "" || w.Terminal != "" {
 			return usageError{fmt.Errorf("limits: -league takes -player, -key or both, and no leaderboard flags")}
 		}
-		return leagueLimits(ctx, *path, *leagueID, *player, *key, out)
+		return leagueLimits(ctx, *path, *leagueID, *player, *key, pr)
 	}
 	if *id == "" || (w.Actor == "" && w.Member == "" && w.Channel == "" && w.Terminal == "") {
 		return usageError{fmt.Errorf("limits: -leaderboard and at least one of -actor, -member, -channel, -terminal are required (or -league with -player or -key)")}
@@ -210,22 +239,58 @@ func limits(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	j := limitsJSON{Leaderboard: *id, Counters: []counterJSON{}}
+	for _, c := range counters {
+		j.Counters = append(j.Counters, counterJSON{Limit: c.Limit.Name, By: dimensions(c.Limit.By), Used: c.Used, Max: c.Max,
+			Start: timeJSON(c.Start), End: timeJSON(c.End)})
+	}
+	return pr.print(func() error { return limitsText(out, "leaderboard "+*id, j.Counters) }, j)
+}
+
+// limitsJSON is limits -o json, of a leaderboard or of a league.
+type limitsJSON struct {
+	Leaderboard string        `json:"leaderboard,omitempty"`
+	League      string        `json:"league,omitempty"`
+	Counters    []counterJSON `json:"counters"`
+}
+
+type counterJSON struct {
+	Limit string   `json:"limit"`
+	By    []string `json:"by"`
+	Used  int64    `json:"used"`
+	Gain  bool     `json:"gain"` // used counts points gained (max_gain_per), not writes
+	Max   int64    `json:"max"`
+	Start string   `json:"start"` // "" with end "": ever
+	End   string   `json:"end"`
+}
+
+// limitsText prints counters as a table.
+func limitsText(out io.Writer, of string, counters []counterJSON) error {
 	if len(counters) == 0 {
-		fmt.Fprintf(out, "leaderboard %s: no limit counts by only the dimensions given\n", *id)
-		return nil
+		_, err := fmt.Fprintf(out, "%s: no limit counts by only the dimensions given\n", of)
+		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "limit\tby\tused\tmax\twindow")
 	for _, c := range counters {
 		window := "ever"
-		if !c.End.IsZero() {
-			window = c.Start.UTC().Format(time.RFC3339) + " to " + c.End.UTC().Format(time.RFC3339)
+		if c.End != "" {
+			window = c.Start + " to " + c.End
 		}
-		var by []string
-		for _, d := range c.Limit.By {
-			by = append(by, string(d))
+		used := fmt.Sprint(c.Used)
+		if c.Gain {
+			used += " points"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", c.Limit.Name, strings.Join(by, "+"), c.Used, c.Max, window)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", c.Limit, strings.Join(c.By, "+"), used, c.Max, window)
 	}
 	return tw.Flush()
+}
+
+// dimensions writes a limit's dimensions as strings.
+func dimensions[D ~string](ds []D) []string {
+	by := []string{}
+	for _, d := range ds {
+		by = append(by, string(d))
+	}
+	return by
 }

@@ -185,6 +185,12 @@ leagues:
 	if !strings.Contains(out.String(), "restored league quick: 10 players (10 records written)") {
 		t.Fatalf("restore output:\n%s", out.String())
 	}
+	// restore -o json, on the league lost once more.
+	testsvc.Must(t, testsvc.DeleteNamespace(ctx, rdb, ns), "lose the league again")
+	rj := runJSON(t, "restore", "-config", path, "-league", "quick", "-other-deployments", "-o", "json")
+	if rj["players"] != 10.0 || rj["league"] != "quick" || rj["settled"] != period.ID() {
+		t.Fatalf("restore -o json: %v", rj)
+	}
 	if err := run(ctx, []string{"restore", "-config", path, "-league", "quick"}, &out); err == nil || !strings.Contains(err.Error(), "Redis holds its data") {
 		t.Fatalf("a second restore: %v", err)
 	}
@@ -310,6 +316,10 @@ func TestLeaderboardAndPrefill(t *testing.T) {
 	if s := out.String(); strings.Contains(s, "incomplete") || !strings.Contains(s, "3 members") || strings.Contains(s, "ben") {
 		t.Fatalf("after the pre-fill:\n%s", s)
 	}
+	lj := runJSON(t, "leaderboard", "-config", path, "-leaderboard", "votes", "-board", "7d", "-limit", "1", "-o", "json")
+	if es := lj["entries"].([]any); lj["size"] != 3.0 || lj["incomplete"] != false || len(es) != 1 || es[0].(map[string]any)["member"] != "cid" {
+		t.Fatalf("leaderboard -o json: %v", lj)
+	}
 	for _, args := range [][]string{
 		{"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "7w"},
 		{"leaderboard", "-config", path, "-leaderboard", "votes"},
@@ -396,6 +406,10 @@ func TestLimits(t *testing.T) {
 	testsvc.Must(t, run(ctx, []string{"limits", "-config", path, "-leaderboard", "votes", "-actor", "fan", "-member", "x"}, &out), "limits")
 	if s := out.String(); !strings.Contains(s, "per-candidate  actor+member  1     1    ever") {
 		t.Fatalf("the actor's counters for x:\n%s", s)
+	}
+	cj := runJSON(t, "limits", "-config", path, "-leaderboard", "votes", "-actor", "fan", "-member", "x", "-o", "json")
+	if cs := cj["counters"].([]any); len(cs) != 2 || cs[1].(map[string]any)["limit"] != "per-candidate" || cs[1].(map[string]any)["end"] != "" {
+		t.Fatalf("limits -o json: %v", cj)
 	}
 	var u usageError
 	if err := run(ctx, []string{"limits", "-config", path, "-leaderboard", "votes"}, &out); !errors.As(err, &u) {

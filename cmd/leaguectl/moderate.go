@@ -133,6 +133,7 @@ func audit(ctx context.Context, args []string, out io.Writer) error {
 	period := fs.String("period", "", "only the actions done in this period")
 	limit := fs.Int("limit", 50, fmt.Sprintf("actions in the page, 1..%d", league.MaxAuditPage))
 	before := fs.String("before", "", "the page holds the actions older than this id (a page's last)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -175,27 +176,70 @@ func audit(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "league %s: %s, newest first\n", *id, words.Count(len(actions), "action"))
-	if len(actions) == 0 {
-		return nil
-	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "id\tat\tby\taction\tplayer\tperiod\tbefore\tafter\treason")
+	j := auditJSON{League: *id, Actions: []actionJSON{}}
 	for _, a := range actions {
-		p := "-"
+		aj := actionJSON{ID: a.ID, At: timeJSON(a.At), Actor: a.Actor, Action: string(a.Action), Player: a.Player,
+			Before: stateJSONOf(a.Before), After: stateJSONOf(a.After), Reason: a.Reason}
 		if !a.Period.IsZero() {
-			p = league.Period{Start: a.Period}.ID()
+			aj.Period = league.Period{Start: a.Period}.ID()
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.At.UTC().Format("2006-01-02T15:04:05.000Z"), a.Actor, a.Action,
-			a.Player, p, describeState(a.Before), describeState(a.After), oneLine(a.Reason, 500)) // a reason is at most 500 bytes: kept whole, on its row
-	}
-	if err := w.Flush(); err != nil {
-		return err
+		j.Actions = append(j.Actions, aj)
 	}
 	if len(actions) == *limit {
-		fmt.Fprintf(out, "more: -before %s\n", actions[len(actions)-1].ID)
+		j.Next = actions[len(actions)-1].ID
 	}
-	return nil
+	return pr.print(func() error {
+		fmt.Fprintf(out, "league %s: %s, newest first\n", *id, words.Count(len(actions), "action"))
+		if len(actions) == 0 {
+			return nil
+		}
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "id\tat\tby\taction\tplayer\tperiod\tbefore\tafter\treason")
+		for _, a := range actions {
+			p := "-"
+			if !a.Period.IsZero() {
+				p = league.Period{Start: a.Period}.ID()
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.At.UTC().Format("2006-01-02T15:04:05.000Z"), a.Actor, a.Action,
+				a.Player, p, describeState(a.Before), describeState(a.After), oneLine(a.Reason, 500)) // a reason is at most 500 bytes: kept whole, on its row
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if j.Next != "" {
+			fmt.Fprintf(out, "more: -before %s\n", j.Next)
+		}
+		return nil
+	}, j)
+}
+
+// auditJSON is audit -o json: a page of actions, newest first.
+type auditJSON struct {
+	League  string       `json:"league"`
+	Actions []actionJSON `json:"actions"`
+	Next    string       `json:"next_before"` // -before for the next page; "": none
+}
+
+type actionJSON struct {
+	ID     string    `json:"id"`
+	At     string    `json:"at"`
+	Actor  string    `json:"actor"`
+	Action string    `json:"action"`
+	Player string    `json:"player_id"`
+	Period string    `json:"period"` // "": a ban's, of no period
+	Before stateJSON `json:"before"`
+	After  stateJSON `json:"after"`
+	Reason string    `json:"reason"`
+}
+
+type stateJSON struct {
+	Board       string `json:"board"` // ranked, hidden, removed, absent...
+	Score       int64  `json:"score"`
+	BannedUntil string `json:"banned_until"`
+}
+
+func stateJSONOf(st league.PlayerState) stateJSON {
+	return stateJSON{Board: string(st.Board), Score: st.Score, BannedUntil: timeJSON(st.BannedUntil)}
 }
 
 // offBoards lists the players operators took off a period's boards.
@@ -203,6 +247,7 @@ func offBoards(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("moderated")
 	id := fs.String("league", "", "league id (required)")
 	period := fs.String("period", "", "period id (default: the current period)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -221,14 +266,34 @@ func offBoards(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "league %s period %s: %s taken off the boards (settlement skips them)\n", *id, p.ID(), words.Count(len(list), "player"))
-	if len(list) == 0 {
-		return nil
-	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "player\tstate\tboard\tscore kept")
+	j := moderatedJSON{League: *id, Period: p.ID(), Players: []offBoardJSON{}}
 	for _, o := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", o.Player, o.State, o.Board, o.Score)
+		j.Players = append(j.Players, offBoardJSON{Player: o.Player, State: string(o.State), Board: o.Board.String(), Score: o.Score})
 	}
-	return w.Flush()
+	return pr.print(func() error {
+		fmt.Fprintf(out, "league %s period %s: %s taken off the boards (settlement skips them)\n", *id, p.ID(), words.Count(len(list), "player"))
+		if len(list) == 0 {
+			return nil
+		}
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "player\tstate\tboard\tscore kept")
+		for _, o := range list {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", o.Player, o.State, o.Board, o.Score)
+		}
+		return w.Flush()
+	}, j)
+}
+
+// moderatedJSON is moderated -o json.
+type moderatedJSON struct {
+	League  string         `json:"league"`
+	Period  string         `json:"period"`
+	Players []offBoardJSON `json:"players"`
+}
+
+type offBoardJSON struct {
+	Player string `json:"player_id"`
+	State  string `json:"state"`
+	Board  string `json:"board"`
+	Score  int64  `json:"score"` // kept for them
 }

@@ -75,6 +75,10 @@ leagues:
 	wantOut(do("hide", "-league", "weekly", "-player", "bob", "-reason", "again"), "nothing changed")
 	wantOut(do("player", "-league", "weekly", "-player", "bob"), "hidden by an operator", "score 20 kept")
 	wantOut(do("moderated", "-league", "weekly"), "1 player taken off", "bob     hidden  low-1  20")
+	if mj := runJSON(t, "moderated", "-config", path, "-league", "weekly", "-o", "json"); len(mj["players"].([]any)) != 1 ||
+		mj["players"].([]any)[0].(map[string]any)["state"] != "hidden" {
+		t.Fatalf("moderated -o json: %v", mj)
+	}
 	wantOut(do("unhide", "-league", "weekly", "-player", "bob", "-reason", "false report"), "hidden, score 20 -> ranked, score 20")
 	wantOut(do("set-score", "-league", "weekly", "-player", "alice", "-score", "0", "-reason", "zeroed"), "ranked, score 30 -> ranked, score 0")
 	wantOut(do("ban", "-league", "weekly", "-player", "carol", "-for", "7d", "-reason", "chargeback"), "-> banned, score 10, banned until ")
@@ -93,6 +97,11 @@ leagues:
 	}
 	wantOut(do("audit", "-league", "weekly", "-player", "bob"), "2 actions")
 	wantOut(do("audit", "-league", "weekly", "-limit", "2"), "2 actions", "more: -before ")
+	aj := runJSON(t, "audit", "-config", path, "-league", "weekly", "-limit", "2", "-o", "json")
+	if as := aj["actions"].([]any); len(as) != 2 || aj["next_before"] == "" || as[0].(map[string]any)["reason"] != "multi-accounting" ||
+		as[0].(map[string]any)["after"].(map[string]any)["board"] != "removed" {
+		t.Fatalf("audit -o json: %v", aj)
+	}
 
 	// Refusals: a usage error (exit 2) for a command line that cannot be
 	// read; the league's own errors otherwise; nothing written either way.
