@@ -67,7 +67,7 @@ func bashCompletion() string {
 	b.WriteString(`# bash completion for leaguectl: source <(leaguectl completion bash)
 _leaguectl() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
-    local cmd="${COMP_WORDS[1]}" at=2 flags=""
+    local cmd="${COMP_WORDS[1]}" flags=""
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "`)
 	b.WriteString(strings.Join(firstWords(), " "))
@@ -92,7 +92,7 @@ _leaguectl() {
             COMPREPLY=($(compgen -W "%s" -- "$cur"))
             return
         fi
-        cmd="$cmd ${COMP_WORDS[2]}" at=3;;
+        cmd="$cmd ${COMP_WORDS[2]}";;
 `, first, strings.Join(group(first), " "))
 	}
 	var names []string
