@@ -138,6 +138,10 @@ leagues:
 	if !strings.Contains(out.String(), "settled already, at ") || strings.Contains(out.String(), "players/s") {
 		t.Errorf("settling a settled period again:\n%s", out.String())
 	}
+	if sj := runJSON(t, "settle", "-config", path, "-league", "quick", "-period", period.ID(), "-o", "json"); sj["already_settled"] != true ||
+		sj["players"] != 10.0 || len(sj["tiers"].([]any)) != 2 || sj["status"] != "done" {
+		t.Errorf("settle -o json, settled already: %v", sj)
+	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"player", "-config", path, "-league", "quick", "-player", "p9"}, &out), "player")
 	for _, want := range []string{"low -> high  low-2", "9 gems   ", "waiting for the next join: 9 gems, for rank 1 in low"} {

@@ -34,6 +34,7 @@ func moderate(ctx context.Context, action league.ModAction, args []string, out i
 		dur = fs.String("for", "", "how long, from now: 90m, 12h, 7d (this or -until)")
 		until = fs.String("until", "", "when the ban ends, RFC 3339 (this or -for)")
 	}
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -78,24 +79,49 @@ func moderate(ctx context.Context, action league.ModAction, args []string, out i
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "league %s period %s: player %s: %s -> %s\n", res.League, res.Period.ID(), res.Player,
-		describeState(res.Before), describeState(res.After))
-	if !res.Changed {
-		fmt.Fprintln(out, "  nothing changed (it was so already): nothing recorded")
-		return nil
+	j := moderationJSON{League: res.League, Period: res.Period.ID(), Player: res.Player, Action: cmd, Changed: res.Changed,
+		Before: stateJSONOf(res.Before), After: stateJSONOf(res.After)}
+	// Recorded in the audit now with DATABASE_URL; else the action waits
+	// in Redis, and leagued's scheduler records it within seconds.
+	var recordErr error
+	if res.Changed {
+		j.ActionID, j.Actor, j.Recorded = res.Record.ID, res.Record.Actor, "waiting"
+		if audit, _ := e.store.(league.AuditLog); audit != nil {
+			if _, recordErr = e.engine.RecordActions(ctx, *id, audit); recordErr == nil {
+				j.Recorded = "audit"
+			}
+		}
 	}
-	audit, _ := e.store.(league.AuditLog)
-	if audit == nil {
-		fmt.Fprintf(out, "  action %s waits in Redis for the audit: leagued records it within seconds (set DATABASE_URL to record it now)\n", res.Record.ID)
+	return pr.print(func() error {
+		fmt.Fprintf(out, "league %s period %s: player %s: %s -> %s\n", res.League, res.Period.ID(), res.Player,
+			describeState(res.Before), describeState(res.After))
+		switch {
+		case !res.Changed:
+			fmt.Fprintln(out, "  nothing changed (it was so already): nothing recorded")
+		case recordErr != nil:
+			fmt.Fprintf(out, "  action %s is done; it waits in Redis for the audit (recording it failed: %s): leagued records it within seconds\n",
+				res.Record.ID, league.ErrorMessage(recordErr))
+		case j.Recorded == "waiting":
+			fmt.Fprintf(out, "  action %s waits in Redis for the audit: leagued records it within seconds (set DATABASE_URL to record it now)\n", res.Record.ID)
+		default:
+			fmt.Fprintf(out, "  recorded in the audit as action %s, by %s\n", res.Record.ID, res.Record.Actor)
+		}
 		return nil
-	}
-	if _, err := e.engine.RecordActions(ctx, *id, audit); err != nil {
-		fmt.Fprintf(out, "  action %s is done; it waits in Redis for the audit (recording it failed: %s): leagued records it within seconds\n",
-			res.Record.ID, league.ErrorMessage(err))
-		return nil
-	}
-	fmt.Fprintf(out, "  recorded in the audit as action %s, by %s\n", res.Record.ID, res.Record.Actor)
-	return nil
+	}, j)
+}
+
+// moderationJSON is hide, unhide, remove, set-score, ban and unban's -o json.
+type moderationJSON struct {
+	League   string    `json:"league"`
+	Period   string    `json:"period"`
+	Player   string    `json:"player_id"`
+	Action   string    `json:"action"`
+	Changed  bool      `json:"changed"` // false: it was so already, nothing recorded
+	Before   stateJSON `json:"before"`
+	After    stateJSON `json:"after"`
+	ActionID string    `json:"action_id"`
+	Actor    string    `json:"actor"`
+	Recorded string    `json:"recorded"` // audit: in Postgres now; waiting: in Redis, leagued records it; "": nothing changed
 }
 
 // defaultActor is leaguectl's name in the audit: the user running it.

@@ -73,6 +73,10 @@ leagues:
 		t.Fatalf("board after hiding bob:\n%s", got)
 	}
 	wantOut(do("hide", "-league", "weekly", "-player", "bob", "-reason", "again"), "nothing changed")
+	if hj := runJSON(t, "hide", "-config", path, "-league", "weekly", "-player", "bob", "-reason", "again", "-o", "json"); hj["changed"] != false ||
+		hj["after"].(map[string]any)["board"] != "hidden" || hj["recorded"] != "" {
+		t.Fatalf("hide -o json, hidden already: %v", hj)
+	}
 	wantOut(do("player", "-league", "weekly", "-player", "bob"), "hidden by an operator", "score 20 kept")
 	wantOut(do("moderated", "-league", "weekly"), "1 player taken off", "bob     hidden  low-1  20")
 	if mj := runJSON(t, "moderated", "-config", path, "-league", "weekly", "-o", "json"); len(mj["players"].([]any)) != 1 ||
@@ -87,7 +91,10 @@ leagues:
 		t.Fatalf("carol's join while banned: %v", err)
 	}
 	wantOut(do("player", "-league", "weekly", "-player", "carol"), "banned until ")
-	wantOut(do("unban", "-league", "weekly", "-player", "carol", "-reason", "appeal"), "-> ranked, score 10")
+	if uj := runJSON(t, "unban", "-config", path, "-league", "weekly", "-player", "carol", "-reason", "appeal", "-o", "json"); uj["changed"] != true ||
+		uj["after"].(map[string]any)["board"] != "ranked" || uj["recorded"] != "audit" || uj["action_id"] == "" {
+		t.Fatalf("unban -o json: %v", uj)
+	}
 	wantOut(do("remove", "-league", "weekly", "-player", "carol", "-reason", "multi-accounting"), "-> removed, score 10")
 
 	got := do("audit", "-league", "weekly")
