@@ -181,6 +181,7 @@ func eventsReplay(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("events replay")
 	webhook := fs.String("webhook", "", "to this webhook only (default: to every webhook it is dead to)")
 	all := fs.Bool("all", false, "every dead event")
+	pr := output(fs, out)
 	// The event id may come before or after the flags.
 	var id string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -229,13 +230,23 @@ func eventsReplay(ctx context.Context, args []string, out io.Writer) error {
 	switch {
 	case replayed == 0 && n != 0:
 		return fmt.Errorf("event %d is not dead to %s: nothing replayed (leaguectl events dead lists the dead ones)", n, to)
-	case replayed == 0:
-		fmt.Fprintf(out, "no dead events to %s: nothing replayed\n", to)
-		return nil
 	}
-	fmt.Fprintf(out, "replayed %s to %s: the deliverer sends each again now, attempts counted afresh, and the player's events held behind it follow once it is delivered\n",
-		words.Count(replayed, "dead event"), to)
-	return nil
+	return pr.print(func() error {
+		if replayed == 0 {
+			_, err := fmt.Fprintf(out, "no dead events to %s: nothing replayed\n", to)
+			return err
+		}
+		_, err := fmt.Fprintf(out, "replayed %s to %s: the deliverer sends each again now, attempts counted afresh, and the player's events held behind it follow once it is delivered\n",
+			words.Count(replayed, "dead event"), to)
+		return err
+	}, replayJSON{Replayed: replayed, Webhook: *webhook, Event: n})
+}
+
+// replayJSON is events replay -o json.
+type replayJSON struct {
+	Replayed int    `json:"replayed"` // dead events made due again
+	Webhook  string `json:"webhook"`  // "": every webhook each was dead to
+	Event    int64  `json:"event_id"` // 0: -all
 }
 
 // oneLine shortens s to n characters on one line.

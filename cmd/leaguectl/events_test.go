@@ -108,6 +108,9 @@ func TestEventsDeadAndReplay(t *testing.T) {
 	if !strings.Contains(out.String(), "no dead events to every webhook: nothing replayed") {
 		t.Errorf("events replay -all with none dead: %s", out.String())
 	}
+	if rj := runJSON(t, "events", "replay", "-all", "-config", path, "-o", "json"); rj["replayed"] != 0.0 || rj["event_id"] != 0.0 {
+		t.Errorf("events replay -all -o json: %v", rj)
+	}
 
 	for _, c := range []struct {
 		args []string

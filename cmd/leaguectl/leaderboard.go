@@ -110,6 +110,7 @@ func endOf(p leaderboard.Period) string {
 func prefill(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("prefill")
 	id := fs.String("leaderboard", "", "leaderboard id (default: every leaderboard with rolling windows)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -128,13 +129,18 @@ func prefill(ctx context.Context, args []string, out io.Writer) error {
 		_, err := lb.Leaderboard(*id)
 		return err
 	}
+	text := out
+	if pr.json() {
+		text = io.Discard // the document is written whole at the end
+	}
+	j := prefillJSON{Fills: []fillJSON{}}
 	for _, l := range ids {
 		fills, err := lb.PreFill(ctx, l)
 		if err != nil {
 			return err
 		}
 		if len(fills) == 0 {
-			fmt.Fprintf(out, "leaderboard %s: no rolling windows\n", l)
+			fmt.Fprintf(text, "leaderboard %s: no rolling windows\n", l)
 		}
 		for _, f := range fills {
 			state := "filled"
@@ -146,10 +152,26 @@ func prefill(ctx context.Context, args []string, out io.Writer) error {
 			case f.Method == "buckets":
 				state = fmt.Sprintf("filled now from its buckets, %s added", words.Count(f.Added, "member"))
 			}
-			fmt.Fprintf(out, "leaderboard %s %s period %s: %s\n", l, f.Period.Kind, f.Period.ID(), state)
+			fmt.Fprintf(text, "leaderboard %s %s period %s: %s\n", l, f.Period.Kind, f.Period.ID(), state)
+			j.Fills = append(j.Fills, fillJSON{Leaderboard: l, Board: string(f.Period.Kind), Period: f.Period.ID(), Busy: f.Busy,
+				Method: f.Method, Added: f.Added})
 		}
 	}
-	return nil
+	return pr.print(func() error { return nil }, j)
+}
+
+// prefillJSON is prefill -o json: every rolling board looked at.
+type prefillJSON struct {
+	Fills []fillJSON `json:"fills"`
+}
+
+type fillJSON struct {
+	Leaderboard string `json:"leaderboard"`
+	Board       string `json:"board"`
+	Period      string `json:"period"`
+	Busy        bool   `json:"busy"`   // another process holds its lease: run again in a few seconds
+	Method      string `json:"method"` // previous, buckets; "": nothing was left to fill
+	Added       int    `json:"added"`
 }
 
 // importCatalog imports a leaderboard's catalog from a CSV (.csv) or JSON
@@ -158,6 +180,7 @@ func importCatalog(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("import")
 	id := fs.String("leaderboard", "", "leaderboard id (required)")
 	file := fs.String("file", "", "a .csv file (header: member,name,initial_score,<metadata columns>) or a JSON file {\"entries\":[...]} (required)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -188,20 +211,41 @@ func importCatalog(ctx context.Context, args []string, out io.Writer) error {
 	} else {
 		changed, err = lb.Import(ctx, *id, entries)
 	}
+	j := importJSON{Leaderboard: *id, File: *file, Imported: n, Changed: changed, Problems: []string{}}
 	var ie *leaderboard.ImportError
 	if errors.As(err, &ie) {
+		j.Imported, j.Changed, j.More = 0, 0, ie.More
 		for _, p := range ie.Problems {
-			fmt.Fprintf(out, "%s: %s\n", *file, p)
+			j.Problems = append(j.Problems, fmt.Sprint(p))
 		}
-		if ie.More > 0 {
-			fmt.Fprintf(out, "%s: and %s more\n", *file, words.Count(ie.More, "problem"))
-		}
+		// every problem printed (as JSON too), then the error: exit 1
+		_ = pr.print(func() error {
+			for _, p := range ie.Problems {
+				fmt.Fprintf(out, "%s: %s\n", *file, p)
+			}
+			if ie.More > 0 {
+				fmt.Fprintf(out, "%s: and %s more\n", *file, words.Count(ie.More, "problem"))
+			}
+			return nil
+		}, j)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", *file, err)
 	}
-	fmt.Fprintf(out, "leaderboard %s: %s imported, %d changed\n", *id, words.Count(n, "member"), changed)
-	return nil
+	return pr.print(func() error {
+		_, err := fmt.Fprintf(out, "leaderboard %s: %s imported, %d changed\n", *id, words.Count(n, "member"), changed)
+		return err
+	}, j)
+}
+
+// importJSON is import -o json; with problems, nothing was imported.
+type importJSON struct {
+	Leaderboard string   `json:"leaderboard"`
+	File        string   `json:"file"`
+	Imported    int      `json:"imported"`
+	Changed     int      `json:"changed"`
+	Problems    []string `json:"problems"`
+	More        int      `json:"more_problems"` // problems past those listed
 }
 
 // limits prints the current counters of a leaderboard's rate limits for

@@ -126,6 +126,9 @@ leagues:
 	if !strings.Contains(out.String(), "applied 0002_outcomes_by_player") {
 		t.Fatalf("migrate after -down-to 1:\n%s", out.String())
 	}
+	if mj := runJSON(t, "migrate", "-o", "json"); len(mj["applied"].([]any)) != 0 || len(mj["rolled_back"].([]any)) != 0 {
+		t.Fatalf("migrate -o json on an up-to-date database: %v", mj)
+	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"settle", "-config", path, "-league", "quick", "-period", period.ID()}, &out), "settle")
 	for _, want := range []string{"closed, 10 players to settle", "wrote 10 outcomes", "applied 2 tier moves", "10 players", "2 promoted"} {
@@ -315,6 +318,10 @@ func TestLeaderboardAndPrefill(t *testing.T) {
 	if s := out.String(); strings.Count(s, "leaderboard votes") != 4 || !strings.Contains(s, "24h period") || !strings.Contains(s, "filled now from its buckets") {
 		t.Fatalf("prefill:\n%s", s)
 	}
+	pj := runJSON(t, "prefill", "-config", path, "-o", "json")
+	if fs := pj["fills"].([]any); len(fs) != 4 || fs[0].(map[string]any)["leaderboard"] != "votes" {
+		t.Fatalf("prefill -o json, filled already: %v", pj)
+	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "7d", "-limit", "1"}, &out), "leaderboard")
 	if s := out.String(); strings.Contains(s, "incomplete") || !strings.Contains(s, "3 members") || strings.Contains(s, "ben") {
@@ -362,6 +369,9 @@ func TestImport(t *testing.T) {
 	testsvc.Must(t, run(ctx, []string{"import", "-config", path, "-leaderboard", "votes", "-file", csv}, &out), "import again")
 	if s := out.String(); !strings.Contains(s, "0 changed") {
 		t.Fatalf("import again: %q", s)
+	}
+	if ij := runJSON(t, "import", "-config", path, "-leaderboard", "votes", "-file", csv, "-o", "json"); ij["imported"] != 2.0 || ij["changed"] != 0.0 {
+		t.Fatalf("import -o json: %v", ij)
 	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "all_time"}, &out), "board")
