@@ -161,6 +161,16 @@ func help(args []string, out io.Writer) error {
 		return nil
 	}
 	c, rest := lookup(args)
+	if c == nil && len(args) == 1 && len(group(args[0])) > 0 {
+		// a group: its commands
+		fmt.Fprintf(out, "usage: leaguectl %s %s [flags]\n\n", args[0], strings.Join(group(args[0]), "|"))
+		for _, c := range commands {
+			if strings.HasPrefix(c.name, args[0]+" ") {
+				fmt.Fprintf(out, "  %-14s %s\n", c.name, c.summary)
+			}
+		}
+		return nil
+	}
 	if c == nil || len(rest) > 0 {
 		return unknown(args)
 	}

@@ -150,6 +150,12 @@ func TestUnknownCommandSuggests(t *testing.T) {
 			t.Errorf("leaguectl %q: %v, want a usage error saying %q", c.args, err, c.want)
 		}
 	}
+	for _, args := range [][]string{{"events", "-h"}, {"help", "events"}} {
+		var out bytes.Buffer
+		if err := run(context.Background(), args, &out); err != nil || !strings.Contains(out.String(), "events replay") {
+			t.Errorf("leaguectl %q: %v, printed %q; want the group's commands", args, err, out.String())
+		}
+	}
 	var out bytes.Buffer
 	err := run(context.Background(), []string{"zzzzzz"}, &out)
 	if err == nil || strings.Contains(err.Error(), "did you mean") {
