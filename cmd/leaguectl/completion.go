@@ -127,13 +127,17 @@ func fishCompletion() string {
 	var b strings.Builder
 	b.WriteString("# fish completion for leaguectl: leaguectl completion fish | source\ncomplete -c leaguectl -f\n")
 	firsts := strings.Join(firstWords(), " ")
+	groups := map[string]bool{}
 	for _, c := range commands {
 		first, sub, ok := strings.Cut(c.name, " ")
 		if !ok {
 			fmt.Fprintf(&b, "complete -c leaguectl -n 'not __fish_seen_subcommand_from %s' -a %s -d %s\n", firsts, c.name, fishQuote(c.summary))
 			continue
 		}
-		fmt.Fprintf(&b, "complete -c leaguectl -n 'not __fish_seen_subcommand_from %s' -a %s\n", firsts, first)
+		if !groups[first] {
+			groups[first] = true
+			fmt.Fprintf(&b, "complete -c leaguectl -n 'not __fish_seen_subcommand_from %s' -a %s\n", firsts, first)
+		}
 		fmt.Fprintf(&b, "complete -c leaguectl -n '__fish_seen_subcommand_from %s; and not __fish_seen_subcommand_from %s' -a %s -d %s\n",
 			first, strings.Join(group(first), " "), sub, fishQuote(c.summary))
 	}

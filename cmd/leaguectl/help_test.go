@@ -203,6 +203,9 @@ func TestCompletion(t *testing.T) {
 			}
 		}
 	}
+	if n := strings.Count(script["fish"], "' -a events\n"); n != 1 {
+		t.Errorf("fish: the events group offered %d times, want once", n)
+	}
 	for _, w := range []string{"help", "completion", "json"} {
 		if !strings.Contains(bash, w) {
 			t.Errorf("bash lacks %s", w)
