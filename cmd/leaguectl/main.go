@@ -20,7 +20,7 @@
 //	leaguectl help [command]
 //	leaguectl completion bash|zsh|fish
 //
-// Every command that prints data takes -o json; `leaguectl help` lists the
+// Every command but export takes -o json; `leaguectl help` lists the
 // commands (commands.go holds the table).
 //
 // It reads the same configuration and environment as leagued (LEAGUE_CONFIG,
