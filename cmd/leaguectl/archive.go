@@ -193,6 +193,7 @@ func prune(ctx context.Context, args []string, out io.Writer) error {
 		"(default: the config's settlement.keep_history)")
 	dryRun := fs.Bool("dry-run", false, "print what would be deleted, delete nothing")
 	batch := fs.Int("batch", 10_000, "rows deleted per statement")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -228,9 +229,15 @@ func prune(ctx context.Context, args []string, out io.Writer) error {
 	}
 	var sum league.PruneCount
 	periods := 0
+	j := pruneJSON{Before: timeJSON(before), DryRun: *dryRun, Periods: []prunedJSON{}}
 	err = archive.Prune(ctx, league.PruneQuery{League: *id, Before: before, Batch: *batch, DryRun: *dryRun}, func(c league.PruneCount) error {
 		periods++
 		sum.Outcomes, sum.Rewards, sum.Claims, sum.Kept = sum.Outcomes+c.Outcomes, sum.Rewards+c.Rewards, sum.Claims+c.Claims, sum.Kept+c.Kept
+		if pr.json() {
+			j.Periods = append(j.Periods, prunedJSON{League: c.League, Period: league.Period{Start: c.Period}.ID(), Outcomes: c.Outcomes,
+				Rewards: c.Rewards, Claims: c.Claims, Kept: c.Kept, Settlement: c.Settled})
+			return ctx.Err()
+		}
 		settlement := "settlement kept"
 		if c.Settled {
 			settlement = "and the settlement"
@@ -243,10 +250,35 @@ func prune(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "periods ended before %s: %s %s, %s, %s in %s; %s kept\n", before.Format(time.RFC3339), verb,
-		words.Count(sum.Outcomes, "outcome"), words.Count(sum.Rewards, "claimed reward"), words.Count(sum.Claims, "claim"),
-		words.Count(periods, "period"), words.Count(sum.Kept, "unclaimed reward"))
-	return nil
+	j.Outcomes, j.Rewards, j.Claims, j.Kept = sum.Outcomes, sum.Rewards, sum.Claims, sum.Kept
+	return pr.print(func() error {
+		_, err := fmt.Fprintf(out, "periods ended before %s: %s %s, %s, %s in %s; %s kept\n", before.Format(time.RFC3339), verb,
+			words.Count(sum.Outcomes, "outcome"), words.Count(sum.Rewards, "claimed reward"), words.Count(sum.Claims, "claim"),
+			words.Count(periods, "period"), words.Count(sum.Kept, "unclaimed reward"))
+		return err
+	}, j)
+}
+
+// pruneJSON is prune -o json: each period pruned (or, with dry_run, that
+// would be), and the totals.
+type pruneJSON struct {
+	Before   string       `json:"before"` // periods ended before this
+	DryRun   bool         `json:"dry_run"`
+	Periods  []prunedJSON `json:"periods"`
+	Outcomes int          `json:"outcomes"`
+	Rewards  int          `json:"claimed_rewards"`
+	Claims   int          `json:"claims"`
+	Kept     int          `json:"unclaimed_rewards_kept"`
+}
+
+type prunedJSON struct {
+	League     string `json:"league"`
+	Period     string `json:"period"`
+	Outcomes   int    `json:"outcomes"`
+	Rewards    int    `json:"claimed_rewards"`
+	Claims     int    `json:"claims"`
+	Kept       int    `json:"unclaimed_rewards_kept"`
+	Settlement bool   `json:"settlement_deleted"` // false: kept while unclaimed rewards remain
 }
 
 // parseAge reads an age as the config does: 180d, or a Go duration; a day

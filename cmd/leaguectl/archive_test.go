@@ -188,6 +188,11 @@ leagues:
 	if now := count(); now != was || !strings.Contains(out.String(), "quick 20250106T000000Z: would delete 1 outcome, 1 claimed reward, 1 claim, settlement kept; 1 unclaimed reward kept") {
 		t.Fatalf("prune -dry-run: tables %s (were %s), printed:\n%s", now, was, out.String())
 	}
+	pj := runJSON(t, "prune", "-config", path, "-older-than", "180d", "-dry-run", "-o", "json")
+	if ps := pj["periods"].([]any); count() != was || pj["dry_run"] != true || len(ps) != 1 || ps[0].(map[string]any)["period"] != "20250106T000000Z" ||
+		pj["unclaimed_rewards_kept"] != 1.0 {
+		t.Fatalf("prune -dry-run -o json: %v", pj)
+	}
 	for _, tc := range []struct {
 		args []string
 		says string

@@ -24,6 +24,7 @@ import (
 // With DATABASE_URL set it also checks that no removed tier holds players.
 func configCheck(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("config check")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -31,7 +32,11 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	text := out
+	if pr.json() {
+		text = io.Discard // the JSON document is written whole at the end
+	}
+	w := tabwriter.NewWriter(text, 0, 4, 2, ' ', 0)
 	now := time.Now()
 	for _, l := range cfg.Leagues {
 		pk := l.Packing()
@@ -181,6 +186,7 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	checked := false
 	if dsn := os.Getenv("DATABASE_URL"); dsn != "" {
 		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 		store, closeStore, err := connect.Store(ctx, dsn, false, quiet)
@@ -191,10 +197,15 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 		if err := cfg.CheckStore(ctx, store); err != nil {
 			return err
 		}
-		fmt.Fprintln(out, "tiers checked against the players in DATABASE_URL")
+		checked = true
 	}
-	fmt.Fprintf(out, "%s: ok\n", *path)
-	return nil
+	return pr.print(func() error {
+		if checked {
+			fmt.Fprintln(out, "tiers checked against the players in DATABASE_URL")
+		}
+		_, err := fmt.Fprintf(out, "%s: ok\n", *path)
+		return err
+	}, configJSONOf(*path, cfg, now, checked, secretsErr))
 }
 
 // capText says a connection cap: a number, or "no cap" for 0.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,23 +20,6 @@ import (
 const eventsUsage = `usage:
   leaguectl events dead [-webhook W] [-limit N]     each webhook's delivery, then its dead events (DATABASE_URL)
   leaguectl events replay [-webhook W] ID | -all    deliver dead events again, now`
-
-// eventsCmd runs leaguectl events dead | replay.
-func eventsCmd(ctx context.Context, args []string, out io.Writer) error {
-	if len(args) == 0 {
-		return usageError{errors.New(eventsUsage)}
-	}
-	switch args[0] {
-	case "dead":
-		return eventsDead(ctx, args[1:], out)
-	case "replay":
-		return eventsReplay(ctx, args[1:], out)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprintln(out, eventsUsage)
-		return nil
-	}
-	return usageError{fmt.Errorf("events: unknown command %q\n%s", args[0], eventsUsage)}
-}
 
 // openOutbox loads the config and opens the outbox in DATABASE_URL (no
 // Redis: events live in Postgres only).
@@ -82,6 +63,7 @@ func eventsDead(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("events dead")
 	webhook := fs.String("webhook", "", "this webhook's only (default: every webhook)")
 	limit := fs.Int("limit", 100, "the most dead events to list, oldest first (0: all)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -96,11 +78,8 @@ func eventsDead(ctx context.Context, args []string, out io.Writer) error {
 	if err := checkWebhook("dead", cfg, *webhook); err != nil {
 		return err
 	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	if len(cfg.Events.Webhooks) == 0 {
-		fmt.Fprintln(w, "no webhooks configured (events.webhooks)")
-	}
-	now := time.Now()
+	j := deadJSON{Webhooks: []webhookProgressJSON{}, Dead: []deadEventJSON{}}
+	var hooks []hookProgress
 	for _, h := range cfg.Events.Webhooks {
 		if *webhook != "" && h.Name != *webhook {
 			continue
@@ -109,8 +88,68 @@ func eventsDead(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
+		hooks = append(hooks, hookProgress{h.Name, h.Redacted(), p})
+		j.Webhooks = append(j.Webhooks, webhookProgressJSON{Name: h.Name, URL: h.Redacted(), Known: p.Known, ScannedTo: p.ScannedTo,
+			Retrying: p.Retrying, Held: p.Held, Dead: p.Dead, OldestWaiting: timeJSON(p.Oldest)})
+	}
+	dead, err := store.DeadLetters(ctx, *webhook, *limit)
+	if err != nil {
+		return err
+	}
+	for _, d := range dead {
+		j.Dead = append(j.Dead, deadEventJSON{Event: d.Event.ID, Webhook: d.Webhook, Type: string(d.Event.Type), League: d.Event.League,
+			Player: d.Event.Player, Period: events.PeriodID(d.Event.Period), Attempts: d.Attempts, Died: timeJSON(d.Since),
+			Holding: d.Holding, LastError: d.LastError})
+	}
+	return pr.print(func() error { return deadText(out, len(cfg.Events.Webhooks) == 0, hooks, dead) }, j)
+}
+
+// deadJSON is events dead -o json.
+type deadJSON struct {
+	Webhooks []webhookProgressJSON `json:"webhooks"`
+	Dead     []deadEventJSON       `json:"dead"` // oldest first
+}
+
+type webhookProgressJSON struct {
+	Name          string `json:"name"`
+	URL           string `json:"url"`   // redacted
+	Known         bool   `json:"known"` // false: no deliverer has started it yet
+	ScannedTo     int64  `json:"scanned_to"`
+	Retrying      int    `json:"retrying"`
+	Held          int    `json:"held"`
+	Dead          int    `json:"dead"`
+	OldestWaiting string `json:"oldest_waiting"` // when the oldest event waiting for a retry was written; "": none
+}
+
+type deadEventJSON struct {
+	Event     int64  `json:"event_id"`
+	Webhook   string `json:"webhook"`
+	Type      string `json:"type"`
+	League    string `json:"league"`
+	Player    string `json:"player_id"`
+	Period    string `json:"period"`
+	Attempts  int    `json:"attempts"`
+	Died      string `json:"died_at"`
+	Holding   int    `json:"holding"` // the player's later events held behind it
+	LastError string `json:"last_error"`
+}
+
+// hookProgress is a webhook's delivery progress.
+type hookProgress struct {
+	name, url string
+	events.Progress
+}
+
+// deadText prints events dead as text.
+func deadText(out io.Writer, none bool, hooks []hookProgress, dead []events.DeadLetter) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	if none {
+		fmt.Fprintln(w, "no webhooks configured (events.webhooks)")
+	}
+	now := time.Now()
+	for _, p := range hooks {
 		if !p.Known {
-			fmt.Fprintf(w, "webhook %s\t%s: no deliverer has started it yet\n", h.Name, h.Redacted())
+			fmt.Fprintf(w, "webhook %s\t%s: no deliverer has started it yet\n", p.name, p.url)
 			continue
 		}
 		lag := "no event waits for a retry"
@@ -118,11 +157,7 @@ func eventsDead(ctx context.Context, args []string, out io.Writer) error {
 			lag = fmt.Sprintf("the oldest event waiting was written %s ago", now.Sub(p.Oldest).Round(time.Second))
 		}
 		fmt.Fprintf(w, "webhook %s\t%s: scanned to event %d; %d retried, %d held behind them or a dead one, %d dead; %s\n",
-			h.Name, h.Redacted(), p.ScannedTo, p.Retrying, p.Held, p.Dead, lag)
-	}
-	dead, err := store.DeadLetters(ctx, *webhook, *limit)
-	if err != nil {
-		return err
+			p.name, p.url, p.ScannedTo, p.Retrying, p.Held, p.Dead, lag)
 	}
 	if len(dead) == 0 {
 		fmt.Fprintln(w, "no dead events")
@@ -146,16 +181,14 @@ func eventsReplay(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("events replay")
 	webhook := fs.String("webhook", "", "to this webhook only (default: to every webhook it is dead to)")
 	all := fs.Bool("all", false, "every dead event")
+	pr := output(fs, out)
 	// The event id may come before or after the flags.
 	var id string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		id, args = args[0], args[1:]
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if rest := fs.Args(); len(rest) > 0 {
 		if id != "" || len(rest) > 1 {
@@ -197,13 +230,23 @@ func eventsReplay(ctx context.Context, args []string, out io.Writer) error {
 	switch {
 	case replayed == 0 && n != 0:
 		return fmt.Errorf("event %d is not dead to %s: nothing replayed (leaguectl events dead lists the dead ones)", n, to)
-	case replayed == 0:
-		fmt.Fprintf(out, "no dead events to %s: nothing replayed\n", to)
-		return nil
 	}
-	fmt.Fprintf(out, "replayed %s to %s: the deliverer sends each again now, attempts counted afresh, and the player's events held behind it follow once it is delivered\n",
-		words.Count(replayed, "dead event"), to)
-	return nil
+	return pr.print(func() error {
+		if replayed == 0 {
+			_, err := fmt.Fprintf(out, "no dead events to %s: nothing replayed\n", to)
+			return err
+		}
+		_, err := fmt.Fprintf(out, "replayed %s to %s: the deliverer sends each again now, attempts counted afresh, and the player's events held behind it follow once it is delivered\n",
+			words.Count(replayed, "dead event"), to)
+		return err
+	}, replayJSON{Replayed: replayed, Webhook: *webhook, Event: n})
+}
+
+// replayJSON is events replay -o json.
+type replayJSON struct {
+	Replayed int    `json:"replayed"` // dead events made due again
+	Webhook  string `json:"webhook"`  // "": every webhook each was dead to
+	Event    int64  `json:"event_id"` // 0: -all
 }
 
 // oneLine shortens s to n characters on one line.

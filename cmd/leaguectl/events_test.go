@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,11 @@ func TestEventsDeadAndReplay(t *testing.T) {
 	if strings.Contains(out.String(), "hunter2pw") {
 		t.Errorf("events dead shows the URL's password:\n%s", out.String())
 	}
+	dj := runJSON(t, "events", "dead", "-config", path, "-o", "json")
+	if ds, ws := dj["dead"].([]any), dj["webhooks"].([]any); len(ds) != 2 || len(ws) != 2 || ds[0].(map[string]any)["event_id"] != 1.0 ||
+		ws[0].(map[string]any)["scanned_to"] != 3.0 || strings.Contains(fmt.Sprint(dj), "hunter2pw") {
+		t.Errorf("events dead -o json: %v", dj)
+	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"events", "dead", "-config", path, "-webhook", "shop"}, &out), "events dead -webhook shop")
 	if !strings.Contains(out.String(), "no dead events") || strings.Contains(out.String(), "webhook game") {
@@ -101,6 +107,9 @@ func TestEventsDeadAndReplay(t *testing.T) {
 	testsvc.Must(t, run(ctx, []string{"events", "replay", "-all", "-config", path}, &out), "events replay -all again")
 	if !strings.Contains(out.String(), "no dead events to every webhook: nothing replayed") {
 		t.Errorf("events replay -all with none dead: %s", out.String())
+	}
+	if rj := runJSON(t, "events", "replay", "-all", "-config", path, "-o", "json"); rj["replayed"] != 0.0 || rj["event_id"] != 0.0 {
+		t.Errorf("events replay -all -o json: %v", rj)
 	}
 
 	for _, c := range []struct {

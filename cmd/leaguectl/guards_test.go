@@ -54,6 +54,10 @@ leagues:
 	if s := out.String(); !strings.Contains(s, "2 writes held") || !strings.Contains(s, "1   ann     70     max_gain") {
 		t.Fatalf("held:\n%s", s)
 	}
+	hj := runJSON(t, "held", "-config", path, "-league", "weekly", "-o", "json")
+	if hs := hj["held"].([]any); len(hs) != 2 || hs[0].(map[string]any)["player_id"] != "ann" || hs[0].(map[string]any)["cap"] != "max_gain" {
+		t.Fatalf("held -o json: %v", hj)
+	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"held", "-config", path, "-league", "weekly", "-approve", "1"}, &out), "approve")
 	if s := out.String(); !strings.Contains(s, "held write 1 approved: score 100") {
@@ -73,6 +77,10 @@ leagues:
 	if s := out.String(); !strings.Contains(s, "player-hour  player  3          10") || !strings.Contains(s, "gain-day     player  30 points  500") ||
 		strings.Contains(s, "servers") {
 		t.Fatalf("ann's counters:\n%s", s)
+	}
+	lj := runJSON(t, "limits", "-config", path, "-league", "weekly", "-player", "ann", "-o", "json")
+	if cs := lj["counters"].([]any); lj["league"] != "weekly" || len(cs) != 2 {
+		t.Fatalf("limits -league -o json: %v", lj)
 	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"limits", "-config", path, "-league", "weekly", "-key", "eu"}, &out), "limits")

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/league-engine/league/internal/words"
 	"github.com/league-engine/league/leaderboard"
@@ -36,6 +35,7 @@ func leaderboardBoard(ctx context.Context, args []string, out io.Writer) error {
 	period := fs.String("period", "", "period id (default: the current period)")
 	offset := fs.Int("offset", 0, "ranks to skip")
 	limit := fs.Int("limit", 20, "entries to print, at most 1000")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -55,18 +55,46 @@ func leaderboardBoard(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	note := ""
-	if b.Incomplete {
-		note = " (incomplete: not pre-filled yet; run leaguectl prefill)"
+	j := lbBoardJSON{Leaderboard: *id, Board: fmt.Sprint(k), Period: b.Period.ID(), Size: b.Size, Incomplete: b.Incomplete,
+		Entries: []lbEntryJSON{}}
+	if k != leaderboard.AllTime {
+		j.Ends = timeJSON(b.Period.End)
 	}
-	fmt.Fprintf(out, "leaderboard %s board %s period %s (ends %s): %s%s\n", *id, k, b.Period.ID(),
-		endOf(b.Period), words.Count(b.Size, "member"), note)
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "rank\tmember\tscore\tname")
 	for _, en := range b.Entries {
-		fmt.Fprintf(w, "%d\t%s\t%d\t%s\n", en.Rank, en.Member, en.Score, en.Name)
+		j.Entries = append(j.Entries, lbEntryJSON{Rank: en.Rank, Member: en.Member, Score: en.Score, Name: en.Name})
 	}
-	return w.Flush()
+	return pr.print(func() error {
+		note := ""
+		if b.Incomplete {
+			note = " (incomplete: not pre-filled yet; run leaguectl prefill)"
+		}
+		fmt.Fprintf(out, "leaderboard %s board %s period %s (ends %s): %s%s\n", *id, k, b.Period.ID(),
+			endOf(b.Period), words.Count(b.Size, "member"), note)
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "rank\tmember\tscore\tname")
+		for _, en := range b.Entries {
+			fmt.Fprintf(w, "%d\t%s\t%d\t%s\n", en.Rank, en.Member, en.Score, en.Name)
+		}
+		return w.Flush()
+	}, j)
+}
+
+// lbBoardJSON is leaderboard -o json.
+type lbBoardJSON struct {
+	Leaderboard string        `json:"leaderboard"`
+	Board       string        `json:"board"`
+	Period      string        `json:"period"`
+	Ends        string        `json:"ends"` // "": all_time never ends
+	Size        int           `json:"size"`
+	Incomplete  bool          `json:"incomplete"` // not pre-filled yet: run leaguectl prefill
+	Entries     []lbEntryJSON `json:"entries"`
+}
+
+type lbEntryJSON struct {
+	Rank   int    `json:"rank"`
+	Member string `json:"member"`
+	Score  int64  `json:"score"`
+	Name   string `json:"name"`
 }
 
 func endOf(p leaderboard.Period) string {
@@ -82,6 +110,7 @@ func endOf(p leaderboard.Period) string {
 func prefill(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("prefill")
 	id := fs.String("leaderboard", "", "leaderboard id (default: every leaderboard with rolling windows)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -100,13 +129,18 @@ func prefill(ctx context.Context, args []string, out io.Writer) error {
 		_, err := lb.Leaderboard(*id)
 		return err
 	}
+	text := out
+	if pr.json() {
+		text = io.Discard // the document is written whole at the end
+	}
+	j := prefillJSON{Fills: []fillJSON{}}
 	for _, l := range ids {
 		fills, err := lb.PreFill(ctx, l)
 		if err != nil {
 			return err
 		}
 		if len(fills) == 0 {
-			fmt.Fprintf(out, "leaderboard %s: no rolling windows\n", l)
+			fmt.Fprintf(text, "leaderboard %s: no rolling windows\n", l)
 		}
 		for _, f := range fills {
 			state := "filled"
@@ -118,10 +152,26 @@ func prefill(ctx context.Context, args []string, out io.Writer) error {
 			case f.Method == "buckets":
 				state = fmt.Sprintf("filled now from its buckets, %s added", words.Count(f.Added, "member"))
 			}
-			fmt.Fprintf(out, "leaderboard %s %s period %s: %s\n", l, f.Period.Kind, f.Period.ID(), state)
+			fmt.Fprintf(text, "leaderboard %s %s period %s: %s\n", l, f.Period.Kind, f.Period.ID(), state)
+			j.Fills = append(j.Fills, fillJSON{Leaderboard: l, Board: string(f.Period.Kind), Period: f.Period.ID(), Busy: f.Busy,
+				Method: f.Method, Added: f.Added})
 		}
 	}
-	return nil
+	return pr.print(func() error { return nil }, j)
+}
+
+// prefillJSON is prefill -o json: every rolling board looked at.
+type prefillJSON struct {
+	Fills []fillJSON `json:"fills"`
+}
+
+type fillJSON struct {
+	Leaderboard string `json:"leaderboard"`
+	Board       string `json:"board"`
+	Period      string `json:"period"`
+	Busy        bool   `json:"busy"`   // another process holds its lease: run again in a few seconds
+	Method      string `json:"method"` // previous, buckets; "": nothing was left to fill
+	Added       int    `json:"added"`
 }
 
 // importCatalog imports a leaderboard's catalog from a CSV (.csv) or JSON
@@ -130,6 +180,7 @@ func importCatalog(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("import")
 	id := fs.String("leaderboard", "", "leaderboard id (required)")
 	file := fs.String("file", "", "a .csv file (header: member,name,initial_score,<metadata columns>) or a JSON file {\"entries\":[...]} (required)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -160,20 +211,41 @@ func importCatalog(ctx context.Context, args []string, out io.Writer) error {
 	} else {
 		changed, err = lb.Import(ctx, *id, entries)
 	}
+	j := importJSON{Leaderboard: *id, File: *file, Imported: n, Changed: changed, Problems: []string{}}
 	var ie *leaderboard.ImportError
 	if errors.As(err, &ie) {
+		j.Imported, j.Changed, j.More = 0, 0, ie.More
 		for _, p := range ie.Problems {
-			fmt.Fprintf(out, "%s: %s\n", *file, p)
+			j.Problems = append(j.Problems, fmt.Sprint(p))
 		}
-		if ie.More > 0 {
-			fmt.Fprintf(out, "%s: and %s more\n", *file, words.Count(ie.More, "problem"))
-		}
+		// every problem printed (as JSON too), then the error: exit 1
+		_ = pr.print(func() error {
+			for _, p := range ie.Problems {
+				fmt.Fprintf(out, "%s: %s\n", *file, p)
+			}
+			if ie.More > 0 {
+				fmt.Fprintf(out, "%s: and %s more\n", *file, words.Count(ie.More, "problem"))
+			}
+			return nil
+		}, j)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", *file, err)
 	}
-	fmt.Fprintf(out, "leaderboard %s: %s imported, %d changed\n", *id, words.Count(n, "member"), changed)
-	return nil
+	return pr.print(func() error {
+		_, err := fmt.Fprintf(out, "leaderboard %s: %s imported, %d changed\n", *id, words.Count(n, "member"), changed)
+		return err
+	}, j)
+}
+
+// importJSON is import -o json; with problems, nothing was imported.
+type importJSON struct {
+	Leaderboard string   `json:"leaderboard"`
+	File        string   `json:"file"`
+	Imported    int      `json:"imported"`
+	Changed     int      `json:"changed"`
+	Problems    []string `json:"problems"`
+	More        int      `json:"more_problems"` // problems past those listed
 }
 
 // limits prints the current counters of a leaderboard's rate limits for
@@ -189,6 +261,7 @@ func limits(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&w.Member, "member", "", "a member")
 	fs.StringVar(&w.Channel, "channel", "", "a channel")
 	fs.StringVar(&w.Terminal, "terminal", "", "a terminal")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -196,7 +269,7 @@ func limits(ctx context.Context, args []string, out io.Writer) error {
 		if *id != "" || *player == "" && *key == "" || w.Actor != "" || w.Member != "" || w.Channel != "" || w.Terminal != "" {
 			return usageError{fmt.Errorf("limits: -league takes -player, -key or both, and no leaderboard flags")}
 		}
-		return leagueLimits(ctx, *path, *leagueID, *player, *key, out)
+		return leagueLimits(ctx, *path, *leagueID, *player, *key, pr)
 	}
 	if *id == "" || (w.Actor == "" && w.Member == "" && w.Channel == "" && w.Terminal == "") {
 		return usageError{fmt.Errorf("limits: -leaderboard and at least one of -actor, -member, -channel, -terminal are required (or -league with -player or -key)")}
@@ -210,22 +283,58 @@ func limits(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	j := limitsJSON{Leaderboard: *id, Counters: []counterJSON{}}
+	for _, c := range counters {
+		j.Counters = append(j.Counters, counterJSON{Limit: c.Limit.Name, By: dimensions(c.Limit.By), Used: c.Used, Max: c.Max,
+			Start: timeJSON(c.Start), End: timeJSON(c.End)})
+	}
+	return pr.print(func() error { return limitsText(out, "leaderboard "+*id, j.Counters) }, j)
+}
+
+// limitsJSON is limits -o json, of a leaderboard or of a league.
+type limitsJSON struct {
+	Leaderboard string        `json:"leaderboard,omitempty"`
+	League      string        `json:"league,omitempty"`
+	Counters    []counterJSON `json:"counters"`
+}
+
+type counterJSON struct {
+	Limit string   `json:"limit"`
+	By    []string `json:"by"`
+	Used  int64    `json:"used"`
+	Gain  bool     `json:"gain"` // used counts points gained (max_gain_per), not writes
+	Max   int64    `json:"max"`
+	Start string   `json:"start"` // "" with end "": ever
+	End   string   `json:"end"`
+}
+
+// limitsText prints counters as a table.
+func limitsText(out io.Writer, of string, counters []counterJSON) error {
 	if len(counters) == 0 {
-		fmt.Fprintf(out, "leaderboard %s: no limit counts by only the dimensions given\n", *id)
-		return nil
+		_, err := fmt.Fprintf(out, "%s: no limit counts by only the dimensions given\n", of)
+		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "limit\tby\tused\tmax\twindow")
 	for _, c := range counters {
 		window := "ever"
-		if !c.End.IsZero() {
-			window = c.Start.UTC().Format(time.RFC3339) + " to " + c.End.UTC().Format(time.RFC3339)
+		if c.End != "" {
+			window = c.Start + " to " + c.End
 		}
-		var by []string
-		for _, d := range c.Limit.By {
-			by = append(by, string(d))
+		used := fmt.Sprint(c.Used)
+		if c.Gain {
+			used += " points"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", c.Limit.Name, strings.Join(by, "+"), c.Used, c.Max, window)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", c.Limit, strings.Join(c.By, "+"), used, c.Max, window)
 	}
 	return tw.Flush()
+}
+
+// dimensions writes a limit's dimensions as strings.
+func dimensions[D ~string](ds []D) []string {
+	by := []string{}
+	for _, d := range ds {
+		by = append(by, string(d))
+	}
+	return by
 }

@@ -17,6 +17,11 @@
 //	leaguectl export -league L -period P [-format csv|ndjson] [-out FILE]
 //	leaguectl prune [-league L] -older-than 180d [-dry-run]
 //	leaguectl version
+//	leaguectl help [command]
+//	leaguectl completion bash|zsh|fish
+//
+// Every command but export takes -o json; `leaguectl help` lists the
+// commands (commands.go holds the table).
 //
 // It reads the same configuration and environment as leagued (LEAGUE_CONFIG,
 // REDIS_URL, DATABASE_URL) and talks to Redis and Postgres directly, so it
@@ -44,43 +49,6 @@ import (
 	"github.com/league-engine/league/league"
 )
 
-const usage = `usage: leaguectl <command> [flags]
-
-commands:
-  config check   validate a config file and print each league's tiers and score bit budget
-  migrate        apply the database migrations (DATABASE_URL); -down-to N rolls back those above N
-  settle         settle a period now (REDIS_URL, DATABASE_URL): -league L [-period P]
-  preview        what settling a period would do, nothing written (REDIS_URL): -league L [-period P] [-limit N] [-after ROW]
-  board          print a sub-board (REDIS_URL): -league L -board gold-3 [-period P]
-  player         print a player's standing and history (REDIS_URL, DATABASE_URL): -league L -player ID
-  restore        rebuild a league Redis lost from Postgres (REDIS_URL, DATABASE_URL): -league L
-  leaderboard    print a leaderboard's board (REDIS_URL): -leaderboard L -board 7d [-period P] [-offset N] [-limit N]
-  prefill        fill rolling boards now (REDIS_URL): [-leaderboard L]
-  import         import a leaderboard's catalog (REDIS_URL): -leaderboard L -file members.csv|members.json
-  limits         show rate-limit counters (REDIS_URL): -leaderboard L [-actor A] [-member M] [-channel C] [-terminal T],
-                 or a league's: -league L [-player ID] [-key NAME]
-  simulate       play seasons of a league's rules on made-up players (config only): [-league L] [-players N]
-                 [-periods K] [-seed S] [-svg FILE]
-  held           list a league's held score writes (REDIS_URL): -league L [-period P]; decide one: -approve ID | -reject ID
-  hide           take a player off their board this period, kept for analysis (REDIS_URL, DATABASE_URL to record
-                 it at once): -league L -player ID -reason WHY [-as NAME] [-period P]
-  unhide         put a hidden player back on their board: as hide
-  remove         take a player off their board for the rest of the period, for good: as hide
-  set-score      set (or zero) a player's score this period: as hide, and -score N
-  ban            refuse a player's joins (and take them off their board this period): as hide, and -for 7d | -until T
-  unban          lift a ban: as hide
-  audit          print the admin actions, newest first (REDIS_URL, DATABASE_URL): -league L [-player ID] [-period P]
-                 [-limit N] [-before ID]
-  moderated      list the players taken off a period's boards (REDIS_URL): -league L [-period P]
-  events         webhook delivery (DATABASE_URL): dead [-webhook W] lists each webhook's progress and dead events;
-                 replay [-webhook W] ID | -all delivers dead events again
-  export         stream a settled period's boards and outcomes (DATABASE_URL): -league L -period P
-                 [-format csv|ndjson] [-out FILE]; progress on stderr
-  prune          delete settled history older than an age, keeping unclaimed rewards (DATABASE_URL):
-                 -older-than 180d (default: settlement.keep_history) [-league L] [-dry-run] [-batch N]
-  version        print the build (module version, VCS revision, Go)
-`
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -105,62 +73,56 @@ func (e usageError) Unwrap() error { return e.error }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return usageError{fmt.Errorf("no command\n%s", usage)}
+		return unknown(args)
 	}
-	switch cmd, rest := args[0], args[1:]; cmd {
-	case "config":
-		if len(rest) == 0 || rest[0] != "check" {
-			return usageError{fmt.Errorf("usage: leaguectl config check [-config config.yaml]")}
-		}
-		return configCheck(ctx, rest[1:], out)
-	case "migrate":
-		return migrate(ctx, rest, out)
-	case "settle":
-		return settle(ctx, rest, out)
-	case "preview":
-		return preview(ctx, rest, out)
-	case "board":
-		return board(ctx, rest, out)
-	case "player":
-		return player(ctx, rest, out)
-	case "restore":
-		return restore(ctx, rest, out)
-	case "leaderboard":
-		return leaderboardBoard(ctx, rest, out)
-	case "prefill":
-		return prefill(ctx, rest, out)
-	case "import":
-		return importCatalog(ctx, rest, out)
-	case "limits":
-		return limits(ctx, rest, out)
-	case "simulate":
-		return simulate(ctx, rest, out)
-	case "held":
-		return held(ctx, rest, out)
-	case "hide", "unhide", "remove", "set-score", "ban", "unban":
-		return moderate(ctx, league.ModAction(cmd), rest, out)
-	case "audit":
-		return audit(ctx, rest, out)
-	case "moderated":
-		return offBoards(ctx, rest, out)
-	case "events":
-		return eventsCmd(ctx, rest, out)
-	case "export":
-		return export(ctx, rest, out)
-	case "prune":
-		return prune(ctx, rest, out)
-	case "version", "-version", "--version":
-		if len(rest) > 0 {
-			return usageError{fmt.Errorf("version takes no arguments")}
-		}
-		fmt.Fprintln(out, buildinfo.Read())
-		return nil
-	case "help", "-h", "--help":
-		fmt.Fprint(out, usage)
-		return nil
-	default:
-		return usageError{fmt.Errorf("unknown command %q\n%s", cmd, usage)}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		return help(args[1:], out)
+	case "completion":
+		return completion(args[1:], out)
+	case "-version", "--version":
+		args = append([]string{"version"}, args[1:]...)
 	}
+	c, rest := lookup(args)
+	if c == nil {
+		if len(args) == 2 && len(group(args[0])) > 0 && isHelp(args[1]) {
+			return help(args[:1], out) // events -h: the group's commands
+		}
+		return unknown(args)
+	}
+	err := c.run(ctx, rest, out)
+	var h helpRequest
+	if errors.As(err, &h) {
+		printHelp(out, c, h.fs)
+		return nil
+	}
+	return err
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
+// version prints the build.
+func version(_ context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	p := output(fs, out)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	i := buildinfo.Read()
+	return p.print(func() error {
+		_, err := fmt.Fprintln(out, i)
+		return err
+	}, versionJSON{Version: i.Version, Revision: i.Revision, Time: i.Time, Modified: i.Modified, Go: i.Go})
+}
+
+type versionJSON struct {
+	Version  string `json:"version"`
+	Revision string `json:"revision"`
+	Time     string `json:"time"`
+	Modified bool   `json:"modified"`
+	Go       string `json:"go"`
 }
 
 // flags returns a FlagSet for a command with the -config flag every command
@@ -180,17 +142,35 @@ func flags(name string) (*flag.FlagSet, *string) {
 // A flag given twice is refused too: flag keeps the last, and
 // `-league weekly -league blitz` would act on blitz without a word.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("%s: unexpected argument %q (the command takes flags only, e.g. -config FILE)", fs.Name(), fs.Arg(0))}
 	}
 	if name := repeatedFlag(fs, args); name != "" {
 		return usageError{fmt.Errorf("%s: -%s is given twice", fs.Name(), name)}
+	}
+	return nil
+}
+
+// parseFlags parses flags as parse does, arguments left over allowed: -h
+// is answered with the command's help, an error reads as a usage error
+// (flag prints nothing itself: main prints it, once), and -o must be text
+// or json.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return helpRequest{fs}
+		}
+		return usageError{fmt.Errorf("%w (leaguectl help %s)", err, fs.Name())}
+	}
+	if f := fs.Lookup("o"); f != nil {
+		if v := f.Value.String(); v != "text" && v != "json" {
+			return usageError{fmt.Errorf("%s: -o %q: text or json", fs.Name(), v)}
+		}
 	}
 	return nil
 }

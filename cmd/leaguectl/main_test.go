@@ -97,6 +97,10 @@ leagues:
 	if !strings.Contains(out.String(), "1     p9") || !strings.Contains(out.String(), "Namep9") {
 		t.Fatalf("board output:\n%s", out.String())
 	}
+	bj := runJSON(t, "board", "-config", path, "-league", "quick", "-board", "low-2", "-o", "json")
+	if top := bj["entries"].([]any)[0].(map[string]any); bj["board"] != "low-2" || top["player_id"] != "p9" || top["name"] != "Namep9" || top["rank"] != 1.0 {
+		t.Fatalf("board -o json: %v", bj)
+	}
 	time.Sleep(time.Until(period.End) + 100*time.Millisecond)
 
 	// A database without the schema is refused, not migrated: only
@@ -122,6 +126,9 @@ leagues:
 	if !strings.Contains(out.String(), "applied 0002_outcomes_by_player") {
 		t.Fatalf("migrate after -down-to 1:\n%s", out.String())
 	}
+	if mj := runJSON(t, "migrate", "-o", "json"); len(mj["applied"].([]any)) != 0 || len(mj["rolled_back"].([]any)) != 0 {
+		t.Fatalf("migrate -o json on an up-to-date database: %v", mj)
+	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"settle", "-config", path, "-league", "quick", "-period", period.ID()}, &out), "settle")
 	for _, want := range []string{"closed, 10 players to settle", "wrote 10 outcomes", "applied 2 tier moves", "10 players", "2 promoted"} {
@@ -134,12 +141,22 @@ leagues:
 	if !strings.Contains(out.String(), "settled already, at ") || strings.Contains(out.String(), "players/s") {
 		t.Errorf("settling a settled period again:\n%s", out.String())
 	}
+	if sj := runJSON(t, "settle", "-config", path, "-league", "quick", "-period", period.ID(), "-o", "json"); sj["already_settled"] != true ||
+		sj["players"] != 10.0 || len(sj["tiers"].([]any)) != 2 || sj["status"] != "done" {
+		t.Errorf("settle -o json, settled already: %v", sj)
+	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"player", "-config", path, "-league", "quick", "-player", "p9"}, &out), "player")
 	for _, want := range []string{"low -> high  low-2", "9 gems   ", "waiting for the next join: 9 gems, for rank 1 in low"} {
 		if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "{") {
 			t.Fatalf("player output lacks %q (or shows Go syntax):\n%s", want, out.String())
 		}
+	}
+	pj := runJSON(t, "player", "-config", path, "-league", "quick", "-player", "p9", "-o", "json")
+	hist := pj["history"].([]any)
+	if len(hist) != 1 || hist[0].(map[string]any)["tier_after"] != "high" || len(pj["waiting_rewards"].([]any)) != 1 ||
+		pj["standing"].(map[string]any)["tier"] != "high" {
+		t.Fatalf("player -o json: %v", pj)
 	}
 	if err := run(ctx, []string{"board", "-config", path, "-league", "quick", "-board", "nope"}, &out); err == nil {
 		t.Fatal("a bad board id was accepted")
@@ -174,6 +191,12 @@ leagues:
 	testsvc.Must(t, run(ctx, []string{"restore", "-config", path, "-league", "quick", "-other-deployments"}, &out), "restore")
 	if !strings.Contains(out.String(), "restored league quick: 10 players (10 records written)") {
 		t.Fatalf("restore output:\n%s", out.String())
+	}
+	// restore -o json, on the league lost once more.
+	testsvc.Must(t, testsvc.DeleteNamespace(ctx, rdb, ns), "lose the league again")
+	rj := runJSON(t, "restore", "-config", path, "-league", "quick", "-other-deployments", "-o", "json")
+	if rj["players"] != 10.0 || rj["league"] != "quick" || rj["settled"] != period.ID() {
+		t.Fatalf("restore -o json: %v", rj)
 	}
 	if err := run(ctx, []string{"restore", "-config", path, "-league", "quick"}, &out); err == nil || !strings.Contains(err.Error(), "Redis holds its data") {
 		t.Fatalf("a second restore: %v", err)
@@ -295,10 +318,18 @@ func TestLeaderboardAndPrefill(t *testing.T) {
 	if s := out.String(); strings.Count(s, "leaderboard votes") != 4 || !strings.Contains(s, "24h period") || !strings.Contains(s, "filled now from its buckets") {
 		t.Fatalf("prefill:\n%s", s)
 	}
+	pj := runJSON(t, "prefill", "-config", path, "-o", "json")
+	if fs := pj["fills"].([]any); len(fs) != 4 || fs[0].(map[string]any)["leaderboard"] != "votes" {
+		t.Fatalf("prefill -o json, filled already: %v", pj)
+	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "7d", "-limit", "1"}, &out), "leaderboard")
 	if s := out.String(); strings.Contains(s, "incomplete") || !strings.Contains(s, "3 members") || strings.Contains(s, "ben") {
 		t.Fatalf("after the pre-fill:\n%s", s)
+	}
+	lj := runJSON(t, "leaderboard", "-config", path, "-leaderboard", "votes", "-board", "7d", "-limit", "1", "-o", "json")
+	if es := lj["entries"].([]any); lj["size"] != 3.0 || lj["incomplete"] != false || len(es) != 1 || es[0].(map[string]any)["member"] != "cid" {
+		t.Fatalf("leaderboard -o json: %v", lj)
 	}
 	for _, args := range [][]string{
 		{"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "7w"},
@@ -338,6 +369,9 @@ func TestImport(t *testing.T) {
 	testsvc.Must(t, run(ctx, []string{"import", "-config", path, "-leaderboard", "votes", "-file", csv}, &out), "import again")
 	if s := out.String(); !strings.Contains(s, "0 changed") {
 		t.Fatalf("import again: %q", s)
+	}
+	if ij := runJSON(t, "import", "-config", path, "-leaderboard", "votes", "-file", csv, "-o", "json"); ij["imported"] != 2.0 || ij["changed"] != 0.0 {
+		t.Fatalf("import -o json: %v", ij)
 	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"leaderboard", "-config", path, "-leaderboard", "votes", "-board", "all_time"}, &out), "board")
@@ -386,6 +420,10 @@ func TestLimits(t *testing.T) {
 	testsvc.Must(t, run(ctx, []string{"limits", "-config", path, "-leaderboard", "votes", "-actor", "fan", "-member", "x"}, &out), "limits")
 	if s := out.String(); !strings.Contains(s, "per-candidate  actor+member  1     1    ever") {
 		t.Fatalf("the actor's counters for x:\n%s", s)
+	}
+	cj := runJSON(t, "limits", "-config", path, "-leaderboard", "votes", "-actor", "fan", "-member", "x", "-o", "json")
+	if cs := cj["counters"].([]any); len(cs) != 2 || cs[1].(map[string]any)["limit"] != "per-candidate" || cs[1].(map[string]any)["end"] != "" {
+		t.Fatalf("limits -o json: %v", cj)
 	}
 	var u usageError
 	if err := run(ctx, []string{"limits", "-config", path, "-leaderboard", "votes"}, &out); !errors.As(err, &u) {

@@ -17,6 +17,7 @@ import (
 func migrate(ctx context.Context, args []string, out io.Writer) error {
 	fs, _ := flags("migrate")
 	downTo := fs.Int("down-to", 0, "roll back the migrations above this version (at least 1) instead of applying them")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -37,23 +38,42 @@ func migrate(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if len(undone) == 0 {
-			fmt.Fprintf(out, "the database has no migration above version %d\n", *downTo)
-		}
-		for _, m := range undone {
-			fmt.Fprintln(out, "rolled back", m)
-		}
-		return nil
+		return pr.print(func() error {
+			if len(undone) == 0 {
+				fmt.Fprintf(out, "the database has no migration above version %d\n", *downTo)
+			}
+			for _, m := range undone {
+				fmt.Fprintln(out, "rolled back", m)
+			}
+			return nil
+		}, migrateJSON{RolledBack: names(undone), Applied: []string{}})
 	}
 	applied, err := migrations.Apply(ctx, s.Pool())
 	if err != nil {
 		return err
 	}
-	if len(applied) == 0 {
-		fmt.Fprintln(out, "the database is up to date")
+	return pr.print(func() error {
+		if len(applied) == 0 {
+			fmt.Fprintln(out, "the database is up to date")
+		}
+		for _, m := range applied {
+			fmt.Fprintln(out, "applied", m)
+		}
+		return nil
+	}, migrateJSON{Applied: names(applied), RolledBack: []string{}})
+}
+
+// migrateJSON is migrate -o json: the migrations applied, or rolled back
+// with -down-to; none: the database was so already.
+type migrateJSON struct {
+	Applied    []string `json:"applied"`
+	RolledBack []string `json:"rolled_back"`
+}
+
+func names[M any](ms []M) []string {
+	out := []string{}
+	for _, m := range ms {
+		out = append(out, fmt.Sprint(m))
 	}
-	for _, m := range applied {
-		fmt.Fprintln(out, "applied", m)
-	}
-	return nil
+	return out
 }

@@ -34,6 +34,7 @@ func moderate(ctx context.Context, action league.ModAction, args []string, out i
 		dur = fs.String("for", "", "how long, from now: 90m, 12h, 7d (this or -until)")
 		until = fs.String("until", "", "when the ban ends, RFC 3339 (this or -for)")
 	}
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -78,24 +79,49 @@ func moderate(ctx context.Context, action league.ModAction, args []string, out i
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "league %s period %s: player %s: %s -> %s\n", res.League, res.Period.ID(), res.Player,
-		describeState(res.Before), describeState(res.After))
-	if !res.Changed {
-		fmt.Fprintln(out, "  nothing changed (it was so already): nothing recorded")
-		return nil
+	j := moderationJSON{League: res.League, Period: res.Period.ID(), Player: res.Player, Action: cmd, Changed: res.Changed,
+		Before: stateJSONOf(res.Before), After: stateJSONOf(res.After)}
+	// Recorded in the audit now with DATABASE_URL; else the action waits
+	// in Redis, and leagued's scheduler records it within seconds.
+	var recordErr error
+	if res.Changed {
+		j.ActionID, j.Actor, j.Recorded = res.Record.ID, res.Record.Actor, "waiting"
+		if audit, _ := e.store.(league.AuditLog); audit != nil {
+			if _, recordErr = e.engine.RecordActions(ctx, *id, audit); recordErr == nil {
+				j.Recorded = "audit"
+			}
+		}
 	}
-	audit, _ := e.store.(league.AuditLog)
-	if audit == nil {
-		fmt.Fprintf(out, "  action %s waits in Redis for the audit: leagued records it within seconds (set DATABASE_URL to record it now)\n", res.Record.ID)
+	return pr.print(func() error {
+		fmt.Fprintf(out, "league %s period %s: player %s: %s -> %s\n", res.League, res.Period.ID(), res.Player,
+			describeState(res.Before), describeState(res.After))
+		switch {
+		case !res.Changed:
+			fmt.Fprintln(out, "  nothing changed (it was so already): nothing recorded")
+		case recordErr != nil:
+			fmt.Fprintf(out, "  action %s is done; it waits in Redis for the audit (recording it failed: %s): leagued records it within seconds\n",
+				res.Record.ID, league.ErrorMessage(recordErr))
+		case j.Recorded == "waiting":
+			fmt.Fprintf(out, "  action %s waits in Redis for the audit: leagued records it within seconds (set DATABASE_URL to record it now)\n", res.Record.ID)
+		default:
+			fmt.Fprintf(out, "  recorded in the audit as action %s, by %s\n", res.Record.ID, res.Record.Actor)
+		}
 		return nil
-	}
-	if _, err := e.engine.RecordActions(ctx, *id, audit); err != nil {
-		fmt.Fprintf(out, "  action %s is done; it waits in Redis for the audit (recording it failed: %s): leagued records it within seconds\n",
-			res.Record.ID, league.ErrorMessage(err))
-		return nil
-	}
-	fmt.Fprintf(out, "  recorded in the audit as action %s, by %s\n", res.Record.ID, res.Record.Actor)
-	return nil
+	}, j)
+}
+
+// moderationJSON is hide, unhide, remove, set-score, ban and unban's -o json.
+type moderationJSON struct {
+	League   string    `json:"league"`
+	Period   string    `json:"period"`
+	Player   string    `json:"player_id"`
+	Action   string    `json:"action"`
+	Changed  bool      `json:"changed"` // false: it was so already, nothing recorded
+	Before   stateJSON `json:"before"`
+	After    stateJSON `json:"after"`
+	ActionID string    `json:"action_id"`
+	Actor    string    `json:"actor"`
+	Recorded string    `json:"recorded"` // audit: in Postgres now; waiting: in Redis, leagued records it; "": nothing changed
 }
 
 // defaultActor is leaguectl's name in the audit: the user running it.
@@ -133,6 +159,7 @@ func audit(ctx context.Context, args []string, out io.Writer) error {
 	period := fs.String("period", "", "only the actions done in this period")
 	limit := fs.Int("limit", 50, fmt.Sprintf("actions in the page, 1..%d", league.MaxAuditPage))
 	before := fs.String("before", "", "the page holds the actions older than this id (a page's last)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -175,27 +202,70 @@ func audit(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "league %s: %s, newest first\n", *id, words.Count(len(actions), "action"))
-	if len(actions) == 0 {
-		return nil
-	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "id\tat\tby\taction\tplayer\tperiod\tbefore\tafter\treason")
+	j := auditJSON{League: *id, Actions: []actionJSON{}}
 	for _, a := range actions {
-		p := "-"
+		aj := actionJSON{ID: a.ID, At: timeJSON(a.At), Actor: a.Actor, Action: string(a.Action), Player: a.Player,
+			Before: stateJSONOf(a.Before), After: stateJSONOf(a.After), Reason: a.Reason}
 		if !a.Period.IsZero() {
-			p = league.Period{Start: a.Period}.ID()
+			aj.Period = league.Period{Start: a.Period}.ID()
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.At.UTC().Format("2006-01-02T15:04:05.000Z"), a.Actor, a.Action,
-			a.Player, p, describeState(a.Before), describeState(a.After), oneLine(a.Reason, 500)) // a reason is at most 500 bytes: kept whole, on its row
-	}
-	if err := w.Flush(); err != nil {
-		return err
+		j.Actions = append(j.Actions, aj)
 	}
 	if len(actions) == *limit {
-		fmt.Fprintf(out, "more: -before %s\n", actions[len(actions)-1].ID)
+		j.Next = actions[len(actions)-1].ID
 	}
-	return nil
+	return pr.print(func() error {
+		fmt.Fprintf(out, "league %s: %s, newest first\n", *id, words.Count(len(actions), "action"))
+		if len(actions) == 0 {
+			return nil
+		}
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "id\tat\tby\taction\tplayer\tperiod\tbefore\tafter\treason")
+		for _, a := range actions {
+			p := "-"
+			if !a.Period.IsZero() {
+				p = league.Period{Start: a.Period}.ID()
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.At.UTC().Format("2006-01-02T15:04:05.000Z"), a.Actor, a.Action,
+				a.Player, p, describeState(a.Before), describeState(a.After), oneLine(a.Reason, 500)) // a reason is at most 500 bytes: kept whole, on its row
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if j.Next != "" {
+			fmt.Fprintf(out, "more: -before %s\n", j.Next)
+		}
+		return nil
+	}, j)
+}
+
+// auditJSON is audit -o json: a page of actions, newest first.
+type auditJSON struct {
+	League  string       `json:"league"`
+	Actions []actionJSON `json:"actions"`
+	Next    string       `json:"next_before"` // -before for the next page; "": none
+}
+
+type actionJSON struct {
+	ID     string    `json:"id"`
+	At     string    `json:"at"`
+	Actor  string    `json:"actor"`
+	Action string    `json:"action"`
+	Player string    `json:"player_id"`
+	Period string    `json:"period"` // "": a ban's, of no period
+	Before stateJSON `json:"before"`
+	After  stateJSON `json:"after"`
+	Reason string    `json:"reason"`
+}
+
+type stateJSON struct {
+	Board       string `json:"board"` // ranked, hidden, removed, absent...
+	Score       int64  `json:"score"`
+	BannedUntil string `json:"banned_until"`
+}
+
+func stateJSONOf(st league.PlayerState) stateJSON {
+	return stateJSON{Board: string(st.Board), Score: st.Score, BannedUntil: timeJSON(st.BannedUntil)}
 }
 
 // offBoards lists the players operators took off a period's boards.
@@ -203,6 +273,7 @@ func offBoards(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("moderated")
 	id := fs.String("league", "", "league id (required)")
 	period := fs.String("period", "", "period id (default: the current period)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -221,14 +292,34 @@ func offBoards(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "league %s period %s: %s taken off the boards (settlement skips them)\n", *id, p.ID(), words.Count(len(list), "player"))
-	if len(list) == 0 {
-		return nil
-	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "player\tstate\tboard\tscore kept")
+	j := moderatedJSON{League: *id, Period: p.ID(), Players: []offBoardJSON{}}
 	for _, o := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", o.Player, o.State, o.Board, o.Score)
+		j.Players = append(j.Players, offBoardJSON{Player: o.Player, State: string(o.State), Board: o.Board.String(), Score: o.Score})
 	}
-	return w.Flush()
+	return pr.print(func() error {
+		fmt.Fprintf(out, "league %s period %s: %s taken off the boards (settlement skips them)\n", *id, p.ID(), words.Count(len(list), "player"))
+		if len(list) == 0 {
+			return nil
+		}
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "player\tstate\tboard\tscore kept")
+		for _, o := range list {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", o.Player, o.State, o.Board, o.Score)
+		}
+		return w.Flush()
+	}, j)
+}
+
+// moderatedJSON is moderated -o json.
+type moderatedJSON struct {
+	League  string         `json:"league"`
+	Period  string         `json:"period"`
+	Players []offBoardJSON `json:"players"`
+}
+
+type offBoardJSON struct {
+	Player string `json:"player_id"`
+	State  string `json:"state"`
+	Board  string `json:"board"`
+	Score  int64  `json:"score"` // kept for them
 }

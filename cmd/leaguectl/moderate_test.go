@@ -73,8 +73,16 @@ leagues:
 		t.Fatalf("board after hiding bob:\n%s", got)
 	}
 	wantOut(do("hide", "-league", "weekly", "-player", "bob", "-reason", "again"), "nothing changed")
+	if hj := runJSON(t, "hide", "-config", path, "-league", "weekly", "-player", "bob", "-reason", "again", "-o", "json"); hj["changed"] != false ||
+		hj["after"].(map[string]any)["board"] != "hidden" || hj["recorded"] != "" {
+		t.Fatalf("hide -o json, hidden already: %v", hj)
+	}
 	wantOut(do("player", "-league", "weekly", "-player", "bob"), "hidden by an operator", "score 20 kept")
 	wantOut(do("moderated", "-league", "weekly"), "1 player taken off", "bob     hidden  low-1  20")
+	if mj := runJSON(t, "moderated", "-config", path, "-league", "weekly", "-o", "json"); len(mj["players"].([]any)) != 1 ||
+		mj["players"].([]any)[0].(map[string]any)["state"] != "hidden" {
+		t.Fatalf("moderated -o json: %v", mj)
+	}
 	wantOut(do("unhide", "-league", "weekly", "-player", "bob", "-reason", "false report"), "hidden, score 20 -> ranked, score 20")
 	wantOut(do("set-score", "-league", "weekly", "-player", "alice", "-score", "0", "-reason", "zeroed"), "ranked, score 30 -> ranked, score 0")
 	wantOut(do("ban", "-league", "weekly", "-player", "carol", "-for", "7d", "-reason", "chargeback"), "-> banned, score 10, banned until ")
@@ -83,7 +91,10 @@ leagues:
 		t.Fatalf("carol's join while banned: %v", err)
 	}
 	wantOut(do("player", "-league", "weekly", "-player", "carol"), "banned until ")
-	wantOut(do("unban", "-league", "weekly", "-player", "carol", "-reason", "appeal"), "-> ranked, score 10")
+	if uj := runJSON(t, "unban", "-config", path, "-league", "weekly", "-player", "carol", "-reason", "appeal", "-o", "json"); uj["changed"] != true ||
+		uj["after"].(map[string]any)["board"] != "ranked" || uj["recorded"] != "audit" || uj["action_id"] == "" {
+		t.Fatalf("unban -o json: %v", uj)
+	}
 	wantOut(do("remove", "-league", "weekly", "-player", "carol", "-reason", "multi-accounting"), "-> removed, score 10")
 
 	got := do("audit", "-league", "weekly")
@@ -93,6 +104,11 @@ leagues:
 	}
 	wantOut(do("audit", "-league", "weekly", "-player", "bob"), "2 actions")
 	wantOut(do("audit", "-league", "weekly", "-limit", "2"), "2 actions", "more: -before ")
+	aj := runJSON(t, "audit", "-config", path, "-league", "weekly", "-limit", "2", "-o", "json")
+	if as := aj["actions"].([]any); len(as) != 2 || aj["next_before"] == "" || as[0].(map[string]any)["reason"] != "multi-accounting" ||
+		as[0].(map[string]any)["after"].(map[string]any)["board"] != "removed" {
+		t.Fatalf("audit -o json: %v", aj)
+	}
 
 	// Refusals: a usage error (exit 2) for a command line that cannot be
 	// read; the league's own errors otherwise; nothing written either way.

@@ -21,6 +21,7 @@ func preview(ctx context.Context, args []string, out io.Writer) error {
 	period := fs.String("period", "", "period id, e.g. 20261116T000000Z (default: the current period)")
 	limit := fs.Int("limit", 100, fmt.Sprintf("rows to print, 0 (the summary only) to %d", league.MaxPreviewRows))
 	after := fs.String("after", "", "print the rows after this one, as the last page's next gave it (e.g. bronze-3:17)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -47,8 +48,10 @@ func preview(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	printPreview(out, p, *id)
-	return nil
+	return pr.print(func() error {
+		printPreview(out, p, *id)
+		return nil
+	}, previewJSONOf(p))
 }
 
 func printPreview(out io.Writer, p league.Preview, id string) {

@@ -57,6 +57,11 @@ leagues:
 			t.Errorf("preview output lacks %q:\n%s", want, out.String())
 		}
 	}
+	pj := runJSON(t, "preview", "-config", path, "-league", "yearly", "-limit", "3", "-o", "json")
+	if pj["players"] != 7.0 || pj["next"] != "low-1:3" || len(pj["rows"].([]any)) != 3 || pj["final"] != false ||
+		pj["rows"].([]any)[0].(map[string]any)["move"] != "promoted" {
+		t.Errorf("preview -o json: %v", pj)
+	}
 	out.Reset()
 	testsvc.Must(t, run(ctx, []string{"preview", "-config", path, "-league", "yearly", "-after", "low-1:3"}, &out), "preview -after")
 	if !strings.Contains(out.String(), "low-2  1     p6") || strings.Contains(out.String(), "more:") || strings.Contains(out.String(), " p4 ") {

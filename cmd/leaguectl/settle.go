@@ -16,6 +16,8 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 	fs, path := flags("settle")
 	id := fs.String("league", "", "league id (required)")
 	period := fs.String("period", "", "period id, e.g. 20261116T000000Z (default: the last ended period)")
+	pr := output(fs, out)
+	showProg := progressFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -39,8 +41,17 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 		start = p.Start
 	}
 	began := time.Now()
+	// Its steps' lines are the text's own; with -o json they go to stderr,
+	// as other progress does (a terminal, or -progress).
+	steps := out
+	if pr.json() {
+		steps = io.Discard
+		if showProgress(*showProg) {
+			steps = progress
+		}
+	}
 	s := scheduler.New(e.engine, e.store, scheduler.WithLogger(quiet()), scheduler.WithProgress(func(p scheduler.Progress) {
-		fmt.Fprintf(out, "%s %s: %s (%s)\n", p.League, p.Period.ID(), describe(p), time.Since(began).Round(time.Millisecond))
+		fmt.Fprintf(steps, "%s %s: %s (%s)\n", p.League, p.Period.ID(), describe(p), time.Since(began).Round(time.Millisecond))
 	}))
 	st, err := s.SettleNow(ctx, *id, start)
 	if err != nil {
@@ -50,15 +61,36 @@ func settle(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("settled, but recording reward claims failed (leagued retries): %w", err)
 	}
-	printSettlement(out, st)
-	if st.FinishedAt.Before(began) {
-		fmt.Fprintf(out, "settled already, at %s: nothing to do; %s recorded\n", st.FinishedAt.Format(time.RFC3339), words.Count(n, "reward claim"))
-		return nil
-	}
 	took := time.Since(began)
-	fmt.Fprintf(out, "took %s (%.0f players/s); %s recorded\n", took.Round(time.Millisecond),
-		float64(st.Players)/took.Seconds(), words.Count(n, "reward claim"))
-	return nil
+	already := st.FinishedAt.Before(began)
+	j := settlementJSON{League: st.League, Period: league.Period{Start: st.Period}.ID(), Status: string(st.Status), Players: st.Players,
+		Tiers: st.Tiers, FinishedAt: timeJSON(st.FinishedAt), Already: already, ClaimsRecorded: n, TookMS: took.Milliseconds()}
+	if j.Tiers == nil {
+		j.Tiers = []league.TierCount{}
+	}
+	return pr.print(func() error {
+		printSettlement(out, st)
+		if already {
+			_, err := fmt.Fprintf(out, "settled already, at %s: nothing to do; %s recorded\n", st.FinishedAt.Format(time.RFC3339), words.Count(n, "reward claim"))
+			return err
+		}
+		_, err := fmt.Fprintf(out, "took %s (%.0f players/s); %s recorded\n", took.Round(time.Millisecond),
+			float64(st.Players)/took.Seconds(), words.Count(n, "reward claim"))
+		return err
+	}, j)
+}
+
+// settlementJSON is settle -o json.
+type settlementJSON struct {
+	League         string             `json:"league"`
+	Period         string             `json:"period"`
+	Status         string             `json:"status"`
+	Players        int                `json:"players"`
+	Tiers          []league.TierCount `json:"tiers"` // ladder order: tier, players, promoted, demoted, rewarded, moderated
+	FinishedAt     string             `json:"finished_at"`
+	Already        bool               `json:"already_settled"` // settled before this run: nothing done
+	ClaimsRecorded int                `json:"claims_recorded"`
+	TookMS         int64              `json:"took_ms"`
 }
 
 // describe says what a settlement step has done.

@@ -22,6 +22,7 @@ func board(ctx context.Context, args []string, out io.Writer) error {
 	id := fs.String("league", "", "league id (required)")
 	name := fs.String("board", "", "board, e.g. gold-3 (required)")
 	period := fs.String("period", "", "period id (default: the current period)")
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -50,13 +51,15 @@ func board(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "league %s period %s board %s: %s\n", b.League, b.Period.ID(), b.ID, words.Count(len(b.Entries), "player"))
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "rank\tplayer\tname\tscore\tzone")
-	for _, en := range b.Entries {
-		fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%s\n", en.Rank, en.Player, en.Name, en.Score, en.Zone)
-	}
-	return w.Flush()
+	return pr.print(func() error {
+		fmt.Fprintf(out, "league %s period %s board %s: %s\n", b.League, b.Period.ID(), b.ID, words.Count(len(b.Entries), "player"))
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "rank\tplayer\tname\tscore\tzone")
+		for _, en := range b.Entries {
+			fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%s\n", en.Rank, en.Player, en.Name, en.Score, en.Zone)
+		}
+		return w.Flush()
+	}, boardJSONOf(b))
 }
 
 // player prints a player's standing and settled history.
@@ -65,6 +68,7 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 	id := fs.String("league", "", "league id (required)")
 	pid := fs.String("player", "", "player id (required)")
 	limit := fs.Int("history", 0, fmt.Sprintf("past periods to show, 1..%d (default: the config's settlement.history_limit)", config.MaxHistoryLimit))
+	pr := output(fs, out)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -102,11 +106,40 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 	if perr != nil && !errors.Is(perr, league.ErrNotFound) {
 		return perr
 	}
-	if note != nil {
-		fmt.Fprintf(out, "note: %s\n", league.ErrorMessage(note))
-	}
+	var banned time.Time
 	if serr == nil {
-		fmt.Fprintf(out, "player %s in league %s, period %s: tier %s\n", *pid, *id, s.Period.ID(), s.Tier)
+		if st, _, err := e.engine.PlayerModeration(ctx, *id, *pid); err == nil {
+			banned = st.BannedUntil
+		}
+	}
+	var waiting []league.Reward
+	if pending, err := e.engine.PendingRewards(ctx, *id, *pid); err == nil {
+		// As the API's profile: with the reward the next join decides from
+		// a frozen board before settlement writes it.
+		waiting = s.WithEarned(pending)
+	}
+	v := playerView{id: *id, pid: *pid, note: note, standing: s, hasStanding: serr == nil, banned: banned, waiting: waiting, history: prof.History}
+	return pr.print(func() error { return v.text(out) }, v.json())
+}
+
+// playerView is what player found, printed as text or JSON.
+type playerView struct {
+	id, pid     string
+	note        error // the league is configured but not in Redis
+	standing    league.Standing
+	hasStanding bool
+	banned      time.Time
+	waiting     []league.Reward
+	history     []league.HistoryEntry
+}
+
+func (v playerView) text(out io.Writer) error {
+	s := v.standing
+	if v.note != nil {
+		fmt.Fprintf(out, "note: %s\n", league.ErrorMessage(v.note))
+	}
+	if v.hasStanding {
+		fmt.Fprintf(out, "player %s in league %s, period %s: tier %s\n", v.pid, v.id, s.Period.ID(), s.Tier)
 		switch {
 		case s.Moderation != "":
 			fmt.Fprintf(out, "  board %s: %s by an operator (off the board: no rank, skipped by settlement), score %d kept; %d on the board\n",
@@ -121,21 +154,17 @@ func player(ctx context.Context, args []string, out io.Writer) error {
 		default:
 			fmt.Fprintln(out, "  not joined this period")
 		}
-		if st, _, err := e.engine.PlayerModeration(ctx, *id, *pid); err == nil && !st.BannedUntil.IsZero() {
-			fmt.Fprintf(out, "  banned until %s: joins are refused\n", st.BannedUntil.Format(time.RFC3339))
+		if !v.banned.IsZero() {
+			fmt.Fprintf(out, "  banned until %s: joins are refused\n", v.banned.Format(time.RFC3339))
 		}
 	}
-	if pending, err := e.engine.PendingRewards(ctx, *id, *pid); err == nil {
-		// As the API's profile: with the reward the next join decides from
-		// a frozen board before settlement writes it.
-		for _, r := range s.WithEarned(pending) {
-			fmt.Fprintf(out, "  waiting for the next join: %s, for rank %d in %s in period %s\n",
-				items(r.Items), r.Rank, r.Tier, league.Period{Start: r.Earned}.ID())
-		}
+	for _, r := range v.waiting {
+		fmt.Fprintf(out, "  waiting for the next join: %s, for rank %d in %s in period %s\n",
+			items(r.Items), r.Rank, r.Tier, league.Period{Start: r.Earned}.ID())
 	}
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "period\ttier\tboard\trank\tscore\trewards\tclaimed")
-	for _, h := range prof.History {
+	for _, h := range v.history {
 		claimed := ""
 		if !h.ClaimedAt.IsZero() {
 			claimed = h.ClaimedAt.Format(time.RFC3339)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/league-engine/league/config"
+	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/season"
 )
 
@@ -29,6 +30,8 @@ func simulate(_ context.Context, args []string, out io.Writer) error {
 	fs.Float64Var(&m.Idle, "idle", 0.05, "share of joiners who never score")
 	fs.Float64Var(&m.Scale, "scale", 100, "median score of a player of average skill")
 	svg := fs.String("svg", "", "also draw tier populations over the periods to this SVG file")
+	pr := output(fs, out)
+	showProg := progressFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -52,13 +55,26 @@ func simulate(_ context.Context, args []string, out io.Writer) error {
 		}
 	}
 	began := time.Now()
+	tick := startTicker(showProgress(*showProg), fmt.Sprintf("simulate %s: %d players, %d periods", l.ID, m.Players, m.Periods))
 	ps, err := season.Run(l, m)
+	tick.stop()
 	if err != nil {
 		return usageError{fmt.Errorf("simulate: %w", err)}
 	}
+	if *svg != "" {
+		if err := writeSVG(*svg, l, m, ps); err != nil {
+			return err
+		}
+	}
+	took := time.Since(began)
+	return pr.print(func() error { return simulateText(out, l, m, ps, took, *svg) }, simulateJSONOf(l, m, ps, *svg))
+}
+
+// simulateText prints a simulation as a table, a row a period.
+func simulateText(out io.Writer, l *league.League, m season.Model, ps []season.Period, took time.Duration, svg string) error {
 	ld := l.Ladder
 	fmt.Fprintf(out, "league %s: %d players over %d periods, boards of %d, seed %d (%s)\n",
-		l.ID, m.Players, m.Periods, l.BoardSize, m.Seed, time.Since(began).Round(time.Millisecond))
+		l.ID, m.Players, m.Periods, l.BoardSize, m.Seed, took.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := []string{"period", "played"}
 	for t := 0; t < ld.Len(); t++ {
@@ -81,20 +97,59 @@ func simulate(_ context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(out, "tiers: players in each after the period settled (those who ever played); thin: boards under half full")
-	if *svg == "" {
-		return nil
+	if svg != "" {
+		fmt.Fprintf(out, "wrote %s\n", svg)
 	}
-	f, err := os.Create(*svg)
+	return nil
+}
+
+// writeSVG draws the tier populations over the periods to a file.
+func writeSVG(path string, l *league.League, m season.Model, ps []season.Period) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := season.WriteSVG(f, fmt.Sprintf("%s: players per tier, %d players, seed %d", l.ID, m.Players, m.Seed), ld, ps); err != nil {
+	if err := season.WriteSVG(f, fmt.Sprintf("%s: players per tier, %d players, seed %d", l.ID, m.Players, m.Seed), l.Ladder, ps); err != nil {
 		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
+	return f.Close()
+}
+
+// simulateJSON is simulate -o json.
+type simulateJSON struct {
+	League    string              `json:"league"`
+	Players   int                 `json:"players"`
+	Periods   int                 `json:"periods"`
+	BoardSize int                 `json:"board_size"`
+	Seed      uint64              `json:"seed"`
+	Tiers     []string            `json:"tiers"` // lowest first, as each period's per-tier lists
+	Rows      []simulatePeriodRow `json:"rows"`
+	SVG       string              `json:"svg,omitempty"`
+}
+
+type simulatePeriodRow struct {
+	Period     int     `json:"period"`
+	Played     int     `json:"played"`
+	Population []int   `json:"population"` // per tier, after the period settled
+	Promoted   []int   `json:"promoted"`   // per tier, from it
+	Demoted    []int   `json:"demoted"`    // per tier, from it
+	Rewards    []int64 `json:"rewards"`    // per tier, reward items paid
+	Decayed    int     `json:"decayed"`
+	Rewarded   int     `json:"rewarded"`
+	Boards     int     `json:"boards"`
+	Thin       int     `json:"thin"`
+}
+
+func simulateJSONOf(l *league.League, m season.Model, ps []season.Period, svg string) simulateJSON {
+	j := simulateJSON{League: l.ID, Players: m.Players, Periods: m.Periods, BoardSize: l.BoardSize, Seed: m.Seed, SVG: svg,
+		Tiers: []string{}, Rows: []simulatePeriodRow{}}
+	for t := 0; t < l.Ladder.Len(); t++ {
+		j.Tiers = append(j.Tiers, l.Ladder.Tier(t).ID)
 	}
-	fmt.Fprintf(out, "wrote %s\n", *svg)
-	return nil
+	for _, p := range ps {
+		j.Rows = append(j.Rows, simulatePeriodRow{Period: p.N, Played: p.Played, Population: p.Population, Promoted: p.Promoted,
+			Demoted: p.Demoted, Rewards: p.Rewards, Decayed: p.Decayed, Rewarded: p.Rewarded, Boards: p.Boards, Thin: p.Thin})
+	}
+	return j
 }
