@@ -1,11 +1,13 @@
 package league
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/league-engine/league/tiers"
 )
@@ -15,7 +17,17 @@ import (
 // themselves (board, rank, score of every player), and the rules are those
 // the settlement recorded with them (Settlement.Rules), so nothing here
 // needs Redis, and the same tiers.Ladder.Settle that decided the period
-// decides it again. Pure: the store reads, this compares.
+// decides it again. The store reads (Recorded), the rest is pure.
+
+// Recorded is the store's side of verifying: a settled period read back as
+// written. postgres.Store implements it.
+type Recorded interface {
+	// EachRecordedBoard calls fn with every board of a settled period (one
+	// written or further), in tier, board and rank order, streaming, and
+	// returns the rewards recorded for players with no outcome in it.
+	// NotFound for a period never settled, or not yet written.
+	EachRecordedBoard(ctx context.Context, league string, period time.Time, fn func(RecordedBoard) error) (stray []EarnedReward, err error)
+}
 
 // RecordedBoard is one sub-board of a settled period as the store recorded
 // it.

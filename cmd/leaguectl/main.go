@@ -15,6 +15,7 @@
 //	leaguectl moderated -league L [-period P]
 //	leaguectl events dead [-webhook W] | replay [-webhook W] ID|-all
 //	leaguectl export -league L -period P [-format csv|ndjson] [-out FILE]
+//	leaguectl settlement verify -league L -period P
 //	leaguectl prune [-league L] -older-than 180d [-dry-run]
 //	leaguectl version
 //
@@ -76,6 +77,8 @@ commands:
                  replay [-webhook W] ID | -all delivers dead events again
   export         stream a settled period's boards and outcomes (DATABASE_URL): -league L -period P
                  [-format csv|ndjson] [-out FILE]; progress on stderr
+  settlement     verify a settled period (DATABASE_URL): verify -league L -period P re-decides it from what
+                 Postgres recorded, prints every difference, and fails if there is any
   prune          delete settled history older than an age, keeping unclaimed rewards (DATABASE_URL):
                  -older-than 180d (default: settlement.keep_history) [-league L] [-dry-run] [-batch N]
   version        print the build (module version, VCS revision, Go)
@@ -149,6 +152,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return export(ctx, rest, out)
 	case "prune":
 		return prune(ctx, rest, out)
+	case "settlement":
+		return settlementCmd(ctx, rest, out)
 	case "version", "-version", "--version":
 		if len(rest) > 0 {
 			return usageError{fmt.Errorf("version takes no arguments")}
