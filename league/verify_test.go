@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"testing"
 
+	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
 )
@@ -156,4 +158,34 @@ func TestVerifyLadder(t *testing.T) {
 	if _, _, err := league.VerifyLadder(st, l); league.ErrorCode(err) != league.Conflict {
 		t.Errorf("rules changed since: %v, want a Conflict", err)
 	}
+}
+
+// TestPeriodRules: the rules settlement keeps with a period are the text
+// recorded with it: this engine's own until some decision records others,
+// then those (another process's, from the meta hash), which rebuild alone
+// to the same fingerprint.
+func TestPeriodRules(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b)
+		week := f.period()
+		fillBoard(f)
+		rules, fp, err := f.engine.PeriodRules(f.ctx, "weekly", week)
+		if err != nil || rules != f.league.Ladder.RulesJSON() || fp != f.league.Ladder.Fingerprint() {
+			t.Fatalf("before any decision: got %s %s, %v; want this config's %s", fp, rules, err, f.league.Ladder.Fingerprint())
+		}
+		ts := f.league.Ladder.Tiers()
+		ts[0].Promote, ts[0].MinPromoteScore = tiers.RatioScale, 0
+		ol, err := f.openWith(ts, "").League("weekly")
+		testsvc.Must(t, err, "League")
+		other := ol.Ladder
+		counters := f.ns + ":{weekly}:c:" + strconv.FormatInt(week.Start.Unix(), 10)
+		testsvc.Must(t, f.rdb.HSet(f.ctx, counters, "ladder", other.Fingerprint()).Err(), "record the other rules")
+		rules, fp, err = f.engine.PeriodRules(f.ctx, "weekly", week)
+		if err != nil || rules != other.RulesJSON() || fp != other.Fingerprint() {
+			t.Fatalf("recorded by another process: got %s %s, %v; want %s %s", fp, rules, err, other.Fingerprint(), other.RulesJSON())
+		}
+		if alone, err := tiers.FromRules(rules); err != nil || alone.Fingerprint() != fp {
+			t.Errorf("rebuilt alone: %v, %v", alone, err)
+		}
+	})
 }
