@@ -101,6 +101,7 @@ func (s *Store) BeginSettlement(_ context.Context, st league.Settlement) (league
 	}
 	st.StartedAt = st.StartedAt.UTC()
 	st.Tiers = append([]league.TierCount(nil), st.Tiers...)
+	st.Rules, st.RulesFP = "", "" // WriteOutcomes records them, as Postgres does
 	s.settlements[k] = &st
 	return copySettlement(&st), nil
 }
@@ -190,6 +191,7 @@ func (s *Store) WriteOutcomes(_ context.Context, st league.Settlement, outcomes 
 	cur.Status = league.StatusWritten
 	cur.Players = st.Players
 	cur.Tiers = append([]league.TierCount(nil), st.Tiers...)
+	cur.Rules, cur.RulesFP = st.Rules, st.RulesFP
 	return nil
 }
 

@@ -133,17 +133,57 @@ func (e *Engine) PeriodLadder(ctx context.Context, leagueID string, p Period) (*
 // recorded rules never change, so they are asked of Redis only until some
 // decision has recorded them.
 func (e *Engine) periodLadder(ctx context.Context, lv *live, start int64) (*tiers.Ladder, error) {
+	fp, err := e.periodFingerprint(ctx, lv, start)
+	if err != nil {
+		return nil, err
+	}
+	return e.ladderFor(ctx, lv, fp, start)
+}
+
+// periodFingerprint is the fingerprint of the rules recorded with the
+// period starting at start, "" while none are.
+func (e *Engine) periodFingerprint(ctx context.Context, lv *live, start int64) (string, error) {
 	if fp, ok := lv.periodRules.get(start); ok {
-		return e.ladderFor(ctx, lv, fp, start)
+		return fp, nil
 	}
 	fp, err := e.rdb.HGet(ctx, lv.keys.counters(start), "ladder").Result()
 	if err != nil && err != redis.Nil {
-		return nil, internal("period ladder", err)
+		return "", internal("period ladder", err)
 	}
 	if fp != "" {
 		lv.periodRules.put(start, fp)
 	}
-	return e.ladderFor(ctx, lv, fp, start)
+	return fp, nil
+}
+
+// PeriodRules returns the rules a closed period is decided under as
+// recorded (tiers.Ladder.RulesJSON) and their fingerprint: what settlement
+// keeps in the store beside the outcomes, so that verifying them needs no
+// Redis. They are the recorded text itself, not PeriodLadder's rules laid on
+// this config's tiers, so that they rebuild alone (tiers.FromRules).
+func (e *Engine) PeriodRules(ctx context.Context, leagueID string, p Period) (rules, fp string, err error) {
+	lv, err := e.live(leagueID)
+	if err != nil {
+		return "", "", err
+	}
+	start := p.Start.Unix()
+	if fp, err = e.periodFingerprint(ctx, lv, start); err != nil {
+		return "", "", err
+	}
+	if own, ownFP := lv.ladderAt(start); fp == "" || fp == ownFP {
+		return own.RulesJSON(), ownFP, nil
+	}
+	if fp == lv.rulesFP {
+		return lv.Ladder.RulesJSON(), fp, nil
+	}
+	rules, err = e.rdb.HGet(ctx, lv.keys.meta(), "ladder:"+fp).Result()
+	if err == redis.Nil {
+		return "", "", Errorf(Internal, "league %q: a period is decided under ladder rules %s, which Redis does not hold", lv.ID, fp)
+	}
+	if err != nil {
+		return "", "", internal("ladder rules", err)
+	}
+	return rules, fp, nil
 }
 
 // ladderFor returns the ladder whose rules have fingerprint fp (this

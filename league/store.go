@@ -31,7 +31,7 @@ type Store interface {
 	Settlements(ctx context.Context, league string, limit int) ([]Settlement, error)
 	// WriteOutcomes stores a period's outcomes and rewards, moves every
 	// player's standing to their new tier (unless a later period already
-	// did), records s's counts and moves the settlement to StatusWritten, all
+	// did), records s's counts and rules and moves the settlement to StatusWritten, all
 	// in one transaction: after a crash either all of it is there or none.
 	// Writing a period whose settlement is past StatusStarted is a Conflict
 	// error and changes nothing.
@@ -140,6 +140,12 @@ type Settlement struct {
 	Players    int
 	Tiers      []TierCount // per tier, ladder order; set by WriteOutcomes
 	LastError  string
+	// Rules are the ladder rules the period was decided under
+	// (tiers.Ladder.RulesJSON, as recorded in Redis by its first decision:
+	// Engine.PeriodRules) and RulesFP their fingerprint, written with the
+	// outcomes so that the settlement can be verified from the store alone
+	// (Verify). Empty in settlements written before the store kept them.
+	Rules, RulesFP string
 }
 
 // TierCount is a tier's part of a settlement.

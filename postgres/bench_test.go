@@ -82,9 +82,26 @@ func beginBench(b testing.TB, s *postgres.Store, week, players int) league.Settl
 	if err != nil {
 		b.Fatal(err)
 	}
-	st.Players = players
+	// The rules recorded with the settlement (migration 0008), as a
+	// five-tier ladder with rewards writes them.
+	st.Players, st.Rules, st.RulesFP = players, benchRules.RulesJSON(), benchRules.Fingerprint()
 	return st
 }
+
+var benchRules = func() *tiers.Ladder {
+	ts := make([]tiers.Tier, 5)
+	for i, id := range []string{"bronze", "silver", "gold", "platinum", "diamond"} {
+		ts[i] = tiers.Tier{ID: id, Promote: 1000, Demote: 1000, Rewards: []tiers.Band{
+			{From: 1, To: 1, Items: []tiers.Item{{ID: "gems", Qty: 100}, {ID: "chest", Qty: 1}}},
+			{From: 2, To: 3, Items: []tiers.Item{{ID: "gems", Qty: 50}}}}}
+	}
+	ts[0].Demote, ts[4].Promote = 0, 0
+	l, err := tiers.NewLadder(ts)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}()
 
 // settledField is a settled period of n players on boards of 100 across
 // five tiers. Player ids are in random order, as joins scatter them over the

@@ -81,8 +81,11 @@ func (s *Store) WriteOutcomes(ctx context.Context, set league.Settlement, outcom
 		if tiers == nil {
 			tiers = []league.TierCount{}
 		}
-		_, err = tx.Exec(ctx, `UPDATE settlements SET status = 'written', players = $3, tiers = $4
-			WHERE league = $1 AND period_start = $2`, set.League, set.Period, set.Players, tiers)
+		// The rules (migration 0008): one value per period, in the update
+		// the write makes anyway.
+		_, err = tx.Exec(ctx, `UPDATE settlements SET status = 'written', players = $3, tiers = $4,
+				rules = nullif($5, ''), rules_fingerprint = nullif($6, '')
+			WHERE league = $1 AND period_start = $2`, set.League, set.Period, set.Players, tiers, set.Rules, set.RulesFP)
 		if err != nil {
 			return err
 		}

@@ -11,7 +11,8 @@ import (
 	"github.com/league-engine/league/league"
 )
 
-const settlementColumns = `league, period_start, period_end, status, started_at, finished_at, players, tiers, last_error`
+const settlementColumns = `league, period_start, period_end, status, started_at, finished_at, players, tiers, last_error,
+	coalesce(rules, ''), coalesce(rules_fingerprint, '')`
 
 // BeginSettlement records s in StatusStarted unless the period has a
 // settlement already, and returns the recorded one either way.
@@ -109,7 +110,8 @@ func scanSettlement(row pgx.Row) (league.Settlement, error) {
 		start, end, strt time.Time
 		finished         *time.Time
 	)
-	err := row.Scan(&set.League, &start, &end, &status, &strt, &finished, &set.Players, &set.Tiers, &set.LastError)
+	err := row.Scan(&set.League, &start, &end, &status, &strt, &finished, &set.Players, &set.Tiers, &set.LastError,
+		&set.Rules, &set.RulesFP)
 	if err != nil {
 		return league.Settlement{}, err
 	}

@@ -49,6 +49,9 @@ type result struct {
 	rewards []league.EarnedReward
 	moves   []tiers.Outcome // players who move or earn rewards: what Redis needs
 	counts  []league.TierCount
+	// rules (and their fingerprint) the period was decided under, kept with
+	// the outcomes so that leaguectl settlement verify needs only Postgres
+	rules, rulesFP string
 }
 
 // settle runs (or resumes) the settlement of period p of league l.
@@ -90,7 +93,7 @@ func (s *Scheduler) settle(ctx context.Context, l *league.League, p league.Perio
 		if res, err = s.decide(ctx, l, p, pop); err != nil {
 			return st, err
 		}
-		st.Players, st.Tiers = pop.Players(), res.counts
+		st.Players, st.Tiers, st.Rules, st.RulesFP = pop.Players(), res.counts, res.rules, res.rulesFP
 		if err := s.fault(StepWrite); err != nil {
 			return st, err
 		}
@@ -177,6 +180,10 @@ func (s *Scheduler) decide(ctx context.Context, l *league.League, p league.Perio
 		return nil, err
 	}
 	res.counts = counts
+	// Recorded by Close before the boards were read, so Decide used these.
+	if res.rules, res.rulesFP, err = s.engine.PeriodRules(ctx, l.ID, p); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

@@ -215,3 +215,24 @@ func wantPopulations(t *testing.T, s league.Store, lg string, want map[string]in
 		t.Errorf("Populations(%s): got %v, want %v", lg, got, want)
 	}
 }
+
+// testWriteOutcomesKeepsRules: the rules a period was decided under are
+// recorded by WriteOutcomes (what verifying it reads), not by
+// BeginSettlement, and read back as written.
+func testWriteOutcomesKeepsRules(t *testing.T, s league.Store) {
+	ladder, err := tiers.NewLadder([]tiers.Tier{{ID: "bronze", Promote: 2000}, {ID: "silver", Demote: 1000}})
+	must(t, err, "NewLadder")
+	rules, fp := ladder.RulesJSON(), ladder.Fingerprint()
+	st, err := s.BeginSettlement(t.Context(), league.Settlement{League: "l", Period: week(0), PeriodEnd: week(1), Rules: rules, RulesFP: fp})
+	must(t, err, "BeginSettlement")
+	if st.Rules != "" || st.RulesFP != "" {
+		t.Errorf("BeginSettlement recorded rules %q (%s), want none before the write", st.Rules, st.RulesFP)
+	}
+	st.Rules, st.RulesFP = rules, fp
+	must(t, s.WriteOutcomes(t.Context(), st, nil, nil), "WriteOutcomes")
+	got, err := s.Settlement(t.Context(), "l", week(0))
+	must(t, err, "Settlement")
+	if got.Rules != rules || got.RulesFP != fp {
+		t.Errorf("Settlement: got rules %q (%s), want %q (%s)", got.Rules, got.RulesFP, rules, fp)
+	}
+}

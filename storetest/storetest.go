@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) league.Store) {
 
 		{"WriteOutcomes", testWriteOutcomes},
 		{"WriteOutcomesEmpty", testWriteOutcomesEmpty},
+		{"WriteOutcomesKeepsRules", testWriteOutcomesKeepsRules},
 		{"WriteOutcomesTwice", testWriteOutcomesTwice},
 		{"WriteOutcomesNotStarted", testWriteOutcomesNotStarted},
 		{"WriteOutcomesAllOrNothing", testWriteOutcomesAllOrNothing},

@@ -47,9 +47,35 @@ func (l *Ladder) RulesJSON() string {
 }
 
 // Fingerprint names the ladder's rules: 16 hex digits of their SHA-256.
-func (l *Ladder) Fingerprint() string {
-	sum := sha256.Sum256([]byte(l.RulesJSON()))
+func (l *Ladder) Fingerprint() string { return RulesFingerprint(l.RulesJSON()) }
+
+// RulesFingerprint is the Fingerprint of the ladder whose RulesJSON is
+// rules: what a reader of recorded rules checks them against.
+func RulesFingerprint(rules string) string {
+	sum := sha256.Sum256([]byte(rules))
 	return hex.EncodeToString(sum[:8])
+}
+
+// FromRules rebuilds a ladder from its RulesJSON alone, in the recorded
+// order, for a reader that has no configured ladder the rules fit (the
+// config changed since, or is not at hand): it decides as the recorded
+// ladder did, with the tiers' ids as their names.
+func FromRules(rules string) (*Ladder, error) {
+	var rs []ruleTier
+	if err := json.Unmarshal([]byte(rules), &rs); err != nil {
+		return nil, fmt.Errorf("tiers: recorded rules: %w", err)
+	}
+	ts := make([]Tier, len(rs))
+	for i, r := range rs {
+		ts[i] = Tier{ID: r.ID, Name: r.ID, Promote: r.Promote, Demote: r.Demote, PromoteCount: r.PromoteCount, DemoteCount: r.DemoteCount,
+			PromoteAtLeast: r.PromoteAtLeast, DemoteAtLeast: r.DemoteAtLeast, AtLeastFrom: r.AtLeastFrom,
+			JumpTop: r.JumpTop, JumpBy: r.JumpBy, MinPromoteScore: r.MinPromoteScore, MinRewardScore: r.MinRewardScore, Rewards: r.Rewards}
+	}
+	l, err := NewLadder(ts)
+	if err != nil {
+		return nil, fmt.Errorf("tiers: recorded rules: %w", err)
+	}
+	return l, nil
 }
 
 // Recorded rebuilds the ladder whose RulesJSON is rules, aligned with l: the

@@ -87,3 +87,31 @@ func TestRecordedOnOtherTiers(t *testing.T) {
 		t.Errorf("broken JSON accepted")
 	}
 }
+
+// TestFromRules rebuilds a ladder from its recorded rules alone: the same
+// rules (fingerprint), deciding the same boards, and refuses rules that are
+// no ladder.
+func TestFromRules(t *testing.T) {
+	l := threeTiers(t)
+	rec, err := FromRules(l.RulesJSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rec.Fingerprint(), l.Fingerprint(); got != want || RulesFingerprint(l.RulesJSON()) != want {
+		t.Errorf("fingerprint: got %s, want %s", got, want)
+	}
+	board := make([]Standing, 20)
+	for k := range board {
+		board[k] = Standing{Player: string(rune('a' + k)), Rank: k + 1, Score: int64(100 - k)}
+	}
+	for i := range l.Len() {
+		if got, want := rec.Settle(i, board), l.Settle(i, board); !reflect.DeepEqual(got, want) {
+			t.Errorf("tier %d: got %+v, want %+v", i, got, want)
+		}
+	}
+	for _, bad := range []string{"{", "[]", `[{"id":"a","promote":10000}]`} {
+		if _, err := FromRules(bad); err == nil {
+			t.Errorf("FromRules(%s): no error", bad)
+		}
+	}
+}

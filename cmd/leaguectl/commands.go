@@ -71,6 +71,8 @@ var commands = []command{
 		"leaguectl events dead -webhook game -limit 100", eventsDead},
 	{"events replay", "deliver a dead event (ID) or every one (-all) again, now (DATABASE_URL)",
 		"leaguectl events replay 1042", eventsReplay},
+	{"settlement verify", "re-decide a settled period from what Postgres recorded; print every difference, exit 1 if any (DATABASE_URL)",
+		"leaguectl settlement verify -league weekly -period 20261116T000000Z", verifySettlement},
 	{"export", "stream a settled period's boards and outcomes as CSV or NDJSON; progress on stderr (DATABASE_URL)",
 		"leaguectl export -league weekly -period 20261116T000000Z -format csv -out weekly.csv", export},
 	{"prune", "delete settled history older than an age, keeping unclaimed rewards (DATABASE_URL)",

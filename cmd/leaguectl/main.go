@@ -15,6 +15,7 @@
 //	leaguectl moderated -league L [-period P]
 //	leaguectl events dead [-webhook W] | replay [-webhook W] ID|-all
 //	leaguectl export -league L -period P [-format csv|ndjson] [-out FILE]
+//	leaguectl settlement verify -league L -period P
 //	leaguectl prune [-league L] -older-than 180d [-dry-run]
 //	leaguectl version
 //	leaguectl help [command]

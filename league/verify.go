@@ -1,0 +1,236 @@
+package league
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/league-engine/league/tiers"
+)
+
+// Verifying a settlement: re-deciding a settled period from what the store
+// recorded, and comparing. The boards as read at close are the outcome rows
+// themselves (board, rank, score of every player), and the rules are those
+// the settlement recorded with them (Settlement.Rules), so nothing here
+// needs Redis, and the same tiers.Ladder.Settle that decided the period
+// decides it again. The store reads (Recorded), the rest is pure.
+
+// Recorded is the store's side of verifying: a settled period read back as
+// written. postgres.Store implements it.
+type Recorded interface {
+	// EachRecordedBoard calls fn with every board of a settled period (one
+	// written or further), in tier, board and rank order, streaming, and
+	// returns the rewards recorded for players with no outcome in it.
+	// NotFound for a period never settled, or not yet written.
+	EachRecordedBoard(ctx context.Context, league string, period time.Time, fn func(RecordedBoard) error) (stray []EarnedReward, err error)
+}
+
+// RecordedBoard is one sub-board of a settled period as the store recorded
+// it.
+type RecordedBoard struct {
+	ID BoardID
+	// Outcomes in rank order, as recorded (Move is not: the store keeps
+	// none).
+	Outcomes []Outcome
+	// Rewards recorded for the board's players, by player.
+	Rewards map[string]EarnedReward
+}
+
+// Difference is one way a recorded settlement differs from what its rules
+// give: Field of Player's row (or of a tier's counts, Player "") holds
+// Recorded where the rules give Expected.
+type Difference struct {
+	Board    BoardID // zero for a tier's counts and a reward with no outcome
+	Rank     int     // as recorded
+	Player   string
+	Field    string // tier_after, zone, rank, reward, reward.tier, reward.rank, tier_before, or tiers[ID].players/promoted/demoted/rewarded
+	Recorded string
+	Expected string
+}
+
+// Verification is what re-deciding a settled period checked and found.
+// Feed it every board (Board), the rewards recorded for players with no
+// outcome (Stray), then the settlement's counts (Counts).
+type Verification struct {
+	Players  int // outcome rows read
+	Boards   int
+	Outcomes int // outcomes re-decided and compared
+	Rewards  int // rewards compared: recorded, or given by the rules
+	// Differences, in the order found: board by board, then the counts.
+	Differences []Difference
+
+	ladder *tiers.Ladder
+	counts []TierCount // re-decided, by ladder index
+}
+
+// NewVerification starts verifying a period decided under ladder.
+func NewVerification(ladder *tiers.Ladder) *Verification {
+	v := &Verification{ladder: ladder, counts: make([]TierCount, ladder.Len())}
+	for i := range v.counts {
+		v.counts[i].Tier = ladder.Tier(i).ID
+	}
+	return v
+}
+
+// Verify re-decides a whole settled period: its boards, the rewards recorded
+// for players with no outcome (stray) and the settlement's counts.
+func Verify(ladder *tiers.Ladder, boards []RecordedBoard, stray []EarnedReward, counts []TierCount) *Verification {
+	v := NewVerification(ladder)
+	for _, b := range boards {
+		v.Board(b)
+	}
+	for _, r := range stray {
+		v.Stray(r)
+	}
+	v.Counts(counts)
+	return v
+}
+
+// Board re-decides one recorded board (tiers.Ladder.Settle on its players
+// ranked 1..n in the recorded order, with their recorded scores) and
+// compares each player's recorded tier after, zone and reward with it.
+func (v *Verification) Board(b RecordedBoard) {
+	v.Boards++
+	v.Players += len(b.Outcomes)
+	idx, ok := v.ladder.Index(b.ID.Tier)
+	if !ok {
+		v.diff(Difference{Board: b.ID, Field: "tier_before", Recorded: b.ID.Tier,
+			Expected: "a tier of the recorded rules: cannot re-decide its " + strconv.Itoa(len(b.Outcomes)) + " players"})
+		return
+	}
+	board := make([]tiers.Standing, len(b.Outcomes))
+	for k, o := range b.Outcomes {
+		// The board as read at close ranked its players 1..n: a gap or a
+		// repeat is a row lost or changed since.
+		if o.Rank != k+1 {
+			v.diff(Difference{Board: b.ID, Rank: o.Rank, Player: o.Player, Field: "rank",
+				Recorded: strconv.Itoa(o.Rank), Expected: strconv.Itoa(k + 1)})
+		}
+		board[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score}
+	}
+	for k, want := range v.ladder.Settle(idx, board) {
+		o := b.Outcomes[k]
+		v.Outcomes++
+		v.counts[idx].add(want)
+		row := Difference{Board: b.ID, Rank: o.Rank, Player: o.Player}
+		if after := v.ladder.Tier(want.TierAfter).ID; o.TierAfter != after {
+			v.diff(row.with("tier_after", o.TierAfter, after))
+		}
+		if o.Zone != want.Zone {
+			v.diff(row.with("zone", o.Zone.String(), want.Zone.String()))
+		}
+		got, has := b.Rewards[o.Player]
+		if !has && want.Rewards == nil {
+			continue
+		}
+		v.Rewards++
+		switch {
+		case !has:
+			v.diff(row.with("reward", "none", items(want.Rewards)))
+		case want.Rewards == nil:
+			v.diff(row.with("reward", items(got.Items), "none"))
+		default:
+			if !reflect.DeepEqual(got.Items, want.Rewards) {
+				v.diff(row.with("reward", items(got.Items), items(want.Rewards)))
+			}
+			if got.Tier != b.ID.Tier {
+				v.diff(row.with("reward.tier", got.Tier, b.ID.Tier))
+			}
+			if got.Rank != k+1 {
+				v.diff(row.with("reward.rank", strconv.Itoa(got.Rank), strconv.Itoa(k+1)))
+			}
+		}
+	}
+}
+
+// Stray records a reward of a player with no outcome in the period: no
+// rule gives it.
+func (v *Verification) Stray(r EarnedReward) {
+	v.Rewards++
+	v.diff(Difference{Player: r.Player, Rank: r.Rank, Field: "reward", Recorded: items(r.Items), Expected: "none: the player has no outcome in the period"})
+}
+
+// Counts compares the settlement's recorded counts per tier with those of
+// the outcomes re-decided. Moderated players were decided nowhere, so their
+// count is not compared.
+func (v *Verification) Counts(recorded []TierCount) {
+	byTier := make(map[string]TierCount, len(recorded))
+	for _, c := range recorded {
+		byTier[c.Tier] = c
+	}
+	for _, want := range v.counts {
+		got, ok := byTier[want.Tier]
+		delete(byTier, want.Tier)
+		if !ok && want == (TierCount{Tier: want.Tier}) {
+			continue
+		}
+		v.countDiffs(want.Tier, got, want)
+	}
+	for _, c := range recorded { // tiers the rules lack, in the recorded order
+		if got, ok := byTier[c.Tier]; ok {
+			v.countDiffs(c.Tier, got, TierCount{Tier: c.Tier})
+		}
+	}
+}
+
+func (v *Verification) countDiffs(tier string, got, want TierCount) {
+	for _, f := range []struct {
+		name      string
+		got, want int
+	}{
+		{"players", got.Players, want.Players}, {"promoted", got.Promoted, want.Promoted},
+		{"demoted", got.Demoted, want.Demoted}, {"rewarded", got.Rewarded, want.Rewarded},
+	} {
+		if f.got != f.want {
+			v.diff(Difference{Field: fmt.Sprintf("tiers[%s].%s", tier, f.name), Recorded: strconv.Itoa(f.got), Expected: strconv.Itoa(f.want)})
+		}
+	}
+}
+
+func (v *Verification) diff(d Difference) { v.Differences = append(v.Differences, d) }
+
+func (d Difference) with(field, recorded, expected string) Difference {
+	d.Field, d.Recorded, d.Expected = field, recorded, expected
+	return d
+}
+
+// items prints reward items as the store keeps them.
+func items(its []tiers.Item) string {
+	js, _ := json.Marshal(its) // plain fields: cannot fail
+	return string(js)
+}
+
+// ErrNoRules is what the error of verifying a settlement that recorded no
+// rules wraps: settled before the store kept them, it cannot be verified.
+var ErrNoRules = errors.New("settled before the rules were recorded with settlements: cannot verify")
+
+// VerifyLadder returns the ladder a settlement was decided under, from the
+// rules it recorded: laid on the configured ladder as the settler did
+// (tiers.Ladder.Recorded), or, when there is none or they no longer fit it
+// (the config changed since), rebuilt from the rules alone (tiers.FromRules,
+// which decides the same). alone says which. Rules that do not match their
+// fingerprint were changed since they were written, and are refused.
+func VerifyLadder(st Settlement, configured *tiers.Ladder) (ladder *tiers.Ladder, alone bool, err error) {
+	if st.Rules == "" {
+		return nil, false, &Error{Code: Conflict, Err: ErrNoRules,
+			Message: fmt.Sprintf("league %q period %s was %s", st.League, Period{Start: st.Period}.ID(), ErrNoRules)}
+	}
+	if fp := tiers.RulesFingerprint(st.Rules); fp != st.RulesFP {
+		return nil, false, Errorf(Conflict, "league %q period %s: the recorded rules' fingerprint is %s, but %s was recorded with them: "+
+			"they were changed since settlement", st.League, Period{Start: st.Period}.ID(), fp, st.RulesFP)
+	}
+	if configured != nil {
+		if l, err := configured.Recorded(st.Rules); err == nil {
+			return l, false, nil
+		}
+	}
+	l, err := tiers.FromRules(st.Rules)
+	if err != nil {
+		return nil, false, Errorf(Conflict, "league %q period %s: %v", st.League, Period{Start: st.Period}.ID(), err)
+	}
+	return l, true, nil
+}

@@ -1,0 +1,1 @@
+ALTER TABLE settlements DROP COLUMN rules, DROP COLUMN rules_fingerprint;
