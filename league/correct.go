@@ -73,9 +73,9 @@ type Correction struct {
 // CorrectionChange is one player whose outcome or reward a correction
 // changed.
 type CorrectionChange struct {
-	Player string       `json:"player"`
-	Tier   string       `json:"tier"` // the tier played (the board's)
-	Board  int          `json:"board"`
+	Player string        `json:"player"`
+	Tier   string        `json:"tier"` // the tier played (the board's)
+	Board  int           `json:"board"`
 	Before CorrectedSide `json:"before"`
 	After  CorrectedSide `json:"after"`
 	// Revoked: the reward Before held is taken back. Claimed: it had been

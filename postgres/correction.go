@@ -319,4 +319,3 @@ func scanCorrection(row pgx.Row) (league.Correction, error) {
 	c.Period, c.CreatedAt, c.AppliedAt = c.Period.UTC(), c.CreatedAt.UTC(), utc(applied)
 	return c, nil
 }
-
