@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/league-engine/league/scripts"
@@ -141,12 +140,13 @@ func (e *Engine) Correct(ctx context.Context, store CorrectionStore, req Correct
 		return Correction{}, fieldError("player_id", "must not be empty")
 	case req.Action != CorrectZero && req.Action != CorrectRemove:
 		return Correction{}, fieldError("action", "%q is not %s or %s", req.Action, CorrectZero, CorrectRemove)
-	case strings.TrimSpace(req.Reason) == "":
-		return Correction{}, fieldError("reason", "must not be empty: say why (it is kept with the correction)")
 	case req.Actor == "":
 		return Correction{}, fieldError("actor", "must not be empty")
 	case req.Period.IsZero():
 		return Correction{}, fieldError("period", "must be given: the settled period to correct")
+	}
+	if err := checkText("reason", req.Reason, MaxReasonLen, true); err != nil {
+		return Correction{}, err
 	}
 	p, err := lv.Schedule.Containing(req.Period)
 	if err != nil {
