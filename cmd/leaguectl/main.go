@@ -69,6 +69,8 @@ commands:
   set-score      set (or zero) a player's score this period: as hide, and -score N
   ban            refuse a player's joins (and take them off their board this period): as hide, and -for 7d | -until T
   unban          lift a ban: as hide
+  correct        zero or remove a player of a settled period and re-decide their board, once (REDIS_URL,
+                 DATABASE_URL): -league L -period P -player ID -zero|-remove -reason WHY [-as NAME]
   audit          print the admin actions, newest first (REDIS_URL, DATABASE_URL): -league L [-player ID] [-period P]
                  [-limit N] [-before ID]
   moderated      list the players taken off a period's boards (REDIS_URL): -league L [-period P]
@@ -139,6 +141,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return held(ctx, rest, out)
 	case "hide", "unhide", "remove", "set-score", "ban", "unban":
 		return moderate(ctx, league.ModAction(cmd), rest, out)
+	case "correct":
+		return correct(ctx, rest, out)
 	case "audit":
 		return audit(ctx, rest, out)
 	case "moderated":
