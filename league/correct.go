@@ -125,6 +125,28 @@ type CorrectionStore interface {
 	// CorrectionApplied moves a written correction to CorrectionApplied,
 	// with its changes as Redis carried them (Claimed, Deferred).
 	CorrectionApplied(ctx context.Context, c Correction) error
+	// PendingCorrections returns a league's corrections still
+	// CorrectionWritten, oldest first: those whose run died after the
+	// commit.
+	PendingCorrections(ctx context.Context, league string) ([]Correction, error)
+}
+
+// ResumeCorrections finishes the league's corrections whose run died
+// between the store's commit and Redis (the scheduler calls it every few
+// seconds), and returns how many it finished. Running one again is what
+// resuming is: the store finds it recorded and Redis's step is safe to
+// repeat.
+func (e *Engine) ResumeCorrections(ctx context.Context, store CorrectionStore, leagueID string) (int, error) {
+	pending, err := store.PendingCorrections(ctx, leagueID)
+	if err != nil {
+		return 0, err
+	}
+	for i, c := range pending {
+		if _, err := e.Correct(ctx, store, c.CorrectionRequest); err != nil {
+			return i, err
+		}
+	}
+	return len(pending), nil
 }
 
 // Correct runs (or resumes) a correction of a settled period: refused with

@@ -297,6 +297,15 @@ func (s *Store) CorrectionApplied(ctx context.Context, c league.Correction) erro
 	return storeError("record a correction applied", err)
 }
 
+// PendingCorrections returns the league's corrections still written,
+// oldest first.
+func (s *Store) PendingCorrections(ctx context.Context, leagueID string) ([]league.Correction, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+correctionColumns+` FROM corrections WHERE league = $1 AND status = 'written' ORDER BY id`,
+		leagueID)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (league.Correction, error) { return scanCorrection(r) })
+	return out, storeError("pending corrections", err)
+}
+
 // Corrections returns a league's corrections of a period, oldest first.
 func (s *Store) Corrections(ctx context.Context, leagueID string, period time.Time) ([]league.Correction, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+correctionColumns+` FROM corrections WHERE league = $1 AND period_start = $2 ORDER BY id`,

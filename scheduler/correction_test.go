@@ -1,6 +1,7 @@
 package scheduler_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -59,6 +60,15 @@ func TestCorrectRemove(t *testing.T) {
 	req := league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "cheat", Action: league.CorrectRemove,
 		Reason: "speed hack", Actor: "ops"}
 
+	// Killed mid-transaction: nothing of it is there.
+	_, err := f.engine.Correct(f.ctx, killedCorrection{pg}, req)
+	if err == nil {
+		t.Fatal("the correction killed mid-write returned no error")
+	}
+	if got, want := correctedCounts(f, pg, week), "0 correction.applied events, 0 corrections, 0 revocations, 3 rewards"; got != want {
+		t.Fatalf("after a kill mid-write: got %s, want %s", got, want)
+	}
+
 	// Killed after the commit, before Redis.
 	league.CorrectionFault = func(step string) error {
 		if step == "apply" {
@@ -66,7 +76,7 @@ func TestCorrectRemove(t *testing.T) {
 		}
 		return nil
 	}
-	_, err := f.engine.Correct(f.ctx, pg, req)
+	_, err = f.engine.Correct(f.ctx, pg, req)
 	league.CorrectionFault = nil
 	if err == nil {
 		t.Fatal("the killed correction returned no error")
@@ -78,8 +88,16 @@ func TestCorrectRemove(t *testing.T) {
 	}
 	after := correctedCounts(f, pg, week)
 
-	// Resumed on another replica, then run again.
+	// Resumed by another replica's scheduler (ResumeCorrections), then run
+	// again twice.
 	f.engine = f.open()
+	for want := 1; want >= 0; want-- {
+		n, err := f.engine.ResumeCorrections(f.ctx, pg, "weekly")
+		testsvc.Must(t, err, "ResumeCorrections")
+		if n != want {
+			t.Fatalf("ResumeCorrections finished %d corrections, want %d", n, want)
+		}
+	}
 	for run := range 2 {
 		c, err := f.engine.Correct(f.ctx, pg, req)
 		testsvc.Must(t, err, "Correct")
@@ -154,6 +172,21 @@ func TestCorrectRemove(t *testing.T) {
 			t.Errorf("%s joins %s with %d gems, want %s with %d", p, pl.Tier, got, w.tier, w.gems)
 		}
 	}
+}
+
+// killedCorrection dies in the middle of the correction's transaction,
+// after its writes began: its context ends once the board is decided.
+type killedCorrection struct{ *postgres.Store }
+
+func (k killedCorrection) WriteCorrection(ctx context.Context, c league.Correction,
+	decide func([]league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return k.Store.WriteCorrection(ctx, c, func(b []league.RecordedOutcome) ([]league.CorrectionChange, error) {
+		changes, err := decide(b)
+		cancel()
+		return changes, err
+	})
 }
 
 // TestCorrectClaimed: the cheater's reward was delivered (they joined the
