@@ -204,13 +204,13 @@ func (e *Engine) Correct(ctx context.Context, store CorrectionStore, req Correct
 	if c.Status == CorrectionApplied {
 		return c, nil
 	}
-	if err := e.correctionFault("apply"); err != nil {
+	if err := e.correctionStep("apply"); err != nil {
 		return c, err
 	}
 	if err := e.applyCorrection(ctx, lv, p, c.Changes); err != nil {
 		return c, err
 	}
-	if err := e.correctionFault("applied"); err != nil {
+	if err := e.correctionStep("applied"); err != nil {
 		return c, err
 	}
 	if err := store.CorrectionApplied(ctx, c); err != nil {
@@ -220,16 +220,19 @@ func (e *Engine) Correct(ctx context.Context, store CorrectionStore, req Correct
 	return c, nil
 }
 
-// CorrectionFault, when set (tests), is called before each step after the
-// store's commit ("apply": before Redis, "applied": before recording it);
-// an error it returns ends the correction there, as a crash would.
-var CorrectionFault func(step string) error
+// WithCorrectionFault makes a correction end at a step after the store's
+// commit when fn returns an error, as a crash there would ("apply": before
+// Redis, "applied": before recording that Redis has it): tests use it to
+// check that a run after it finishes the correction once.
+func WithCorrectionFault(fn func(step string) error) Option {
+	return func(e *Engine) { e.correctionFault = fn }
+}
 
-func (e *Engine) correctionFault(step string) error {
-	if CorrectionFault == nil {
+func (e *Engine) correctionStep(step string) error {
+	if e.correctionFault == nil {
 		return nil
 	}
-	return CorrectionFault(step)
+	return e.correctionFault(step)
 }
 
 // Redecide decides a board again with player zeroed or removed: board is

@@ -70,14 +70,15 @@ func TestCorrectRemove(t *testing.T) {
 	}
 
 	// Killed after the commit, before Redis.
-	league.CorrectionFault = func(step string) error {
-		if step == "apply" {
-			return errors.New("killed")
-		}
-		return nil
-	}
-	_, err = f.engine.Correct(f.ctx, pg, req)
-	league.CorrectionFault = nil
+	killed, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now),
+		league.WithCorrectionFault(func(step string) error {
+			if step == "apply" {
+				return errors.New("killed")
+			}
+			return nil
+		}))
+	testsvc.Must(t, err, "Open")
+	_, err = killed.Correct(f.ctx, pg, req)
 	if err == nil {
 		t.Fatal("the killed correction returned no error")
 	}
