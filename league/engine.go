@@ -32,15 +32,14 @@ type Engine struct {
 	log     *slog.Logger
 	leagues map[string]*live
 	ids     []string
-	// correctionFault: WithCorrectionFault (tests); nil: none.
-	correctionFault func(step string) error
-	shared          int // shared round trips in flight (evalsha.New); 0: none
-	names           nameCache
-	absent          func(ctx context.Context, league string) error // see WithAbsentLeagues
-	skipped         map[string]error                               // leagues the absent hook left out: why
+	shared  int // shared round trips in flight (evalsha.New); 0: none
+	names   nameCache
+	absent  func(ctx context.Context, league string) error // see WithAbsentLeagues
+	skipped map[string]error                               // leagues the absent hook left out: why
 	// otherDeployments: Restore ignores the league under other namespaces.
 	otherDeployments bool
 	expiryLag        time.Duration // see WithExpiryLag
+	correctionFault  func(step string) error // see WithCorrectionFault; nil: none
 }
 
 // live is a league plus what the engine keeps for it at run time.
