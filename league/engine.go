@@ -39,7 +39,8 @@ type Engine struct {
 	// otherDeployments: Restore ignores the league under other namespaces.
 	otherDeployments bool
 	expiryLag        time.Duration // see WithExpiryLag
-	correctionFault  func(step string) error // see WithCorrectionFault; nil: none
+	// correctionFault: see WithCorrectionFault; nil: none.
+	correctionFault func(step string) error
 }
 
 // live is a league plus what the engine keeps for it at run time.
