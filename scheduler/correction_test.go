@@ -51,11 +51,20 @@ func correctedCounts(f *fixture, pg *postgres.Store, week league.Period) string 
 }
 
 // TestCorrectRemove: the cheater who took rank 1 is removed after the
-// settlement. The correction is killed after its Postgres commit, resumed,
-// then run a third time: the next player is promoted, rewards move, the
+// settlement. The correction is killed in its Postgres transaction, then
+// after its commit (before Redis, or before recording Redis did it),
+// resumed, then run twice more: the next player is promoted, rewards move, the
 // cheater's unclaimed reward is revoked, all exactly once, and the next
 // joins see it.
 func TestCorrectRemove(t *testing.T) {
+	for _, killAt := range []string{"apply", "applied"} {
+		t.Run("killed before "+killAt, func(t *testing.T) { correctRemove(t, killAt) })
+	}
+}
+
+// correctRemove is TestCorrectRemove with the run after the commit killed
+// at step killAt: before Redis, or after Redis and before recording it.
+func correctRemove(t *testing.T, killAt string) {
 	f, pg, week := correctionFixture(t)
 	req := league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "cheat", Action: league.CorrectRemove,
 		Reason: "speed hack", Actor: "ops"}
@@ -72,7 +81,7 @@ func TestCorrectRemove(t *testing.T) {
 	// Killed after the commit, before Redis.
 	killed, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now),
 		league.WithCorrectionFault(func(step string) error {
-			if step == "apply" {
+			if step == killAt {
 				return errors.New("killed")
 			}
 			return nil
@@ -124,12 +133,12 @@ func TestCorrectRemove(t *testing.T) {
 	}
 	rows := map[string]row{}
 	rs, _ := pg.Pool().Query(f.ctx, `SELECT s.player, coalesce(o.rank, 0), coalesce(o.tier_after, ''), s.tier,
-			coalesce(r.items::text, ''), coalesce(v.items::text, ''), coalesce(v.claimed, false)
-		FROM standings s
-		LEFT JOIN outcomes o ON o.league = s.league AND o.player = s.player AND o.period_start = $1
-		LEFT JOIN rewards r ON r.league = s.league AND r.player = s.player AND r.period_start = $1
-		LEFT JOIN reward_revocations v ON v.league = s.league AND v.player = s.player AND v.period_start = $1
-		WHERE s.league = 'weekly'`, week.Start)
+				coalesce(r.items::text, ''), coalesce(v.items::text, ''), coalesce(v.claimed, false)
+			FROM standings s
+			LEFT JOIN outcomes o ON o.league = s.league AND o.player = s.player AND o.period_start = $1
+			LEFT JOIN rewards r ON r.league = s.league AND r.player = s.player AND r.period_start = $1
+			LEFT JOIN reward_revocations v ON v.league = s.league AND v.player = s.player AND v.period_start = $1
+			WHERE s.league = 'weekly'`, week.Start)
 	for rs.Next() {
 		var p string
 		var r row
