@@ -254,6 +254,13 @@ func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, player string, acti
 	var corrected *RecordedOutcome
 	for i := range board {
 		o := board[i]
+		if o.Rank != i+1 {
+			// Ranks are 1..n as settled (and as each correction leaves them):
+			// a gap is a board pruned in part (leaguectl prune), which cannot
+			// be decided again.
+			return nil, Errorf(Conflict, "board %s holds rank %d where rank %d should be: its outcomes are no longer whole (pruned?), so it cannot be decided again",
+				BoardID{Tier: tier, N: o.Board}, o.Rank, i+1)
+		}
 		if o.Player == player {
 			corrected = &board[i]
 			if action == CorrectRemove {

@@ -101,6 +101,13 @@ func TestRedecide(t *testing.T) {
 			t.Errorf("got %+v, want p8 rank 10 and p9 rank 9 alone", cs)
 		}
 	})
+	t.Run("pruned in part", func(t *testing.T) {
+		b := board()
+		b = append(b[:3], b[4:]...)
+		if _, err := league.Redecide(ladder, b, "p0", league.CorrectZero); league.ErrorCode(err) != league.Conflict {
+			t.Errorf("got %v, want a conflict", err)
+		}
+	})
 	t.Run("unknown player", func(t *testing.T) {
 		if _, err := league.Redecide(ladder, board(), "nobody", league.CorrectZero); league.ErrorCode(err) != league.NotFound {
 			t.Errorf("got %v, want not found", err)
