@@ -261,3 +261,25 @@ func TestCorrectRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestCorrectConcurrent: two replicas run the same correction at once:
+// one writes it, the other finds it written; its changes are there once.
+func TestCorrectConcurrent(t *testing.T) {
+	f, pg, week := correctionFixture(t)
+	req := league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "cheat", Action: league.CorrectZero,
+		Reason: "speed hack", Actor: "ops"}
+	engines := []*league.Engine{f.engine, f.open(), f.open(), f.open()}
+	errs := make(chan error, len(engines))
+	for _, e := range engines {
+		go func() {
+			_, err := e.Correct(f.ctx, pg, req)
+			errs <- err
+		}()
+	}
+	for range engines {
+		testsvc.Must(t, <-errs, "Correct")
+	}
+	if got, want := correctedCounts(f, pg, week), "11 correction.applied events, 1 corrections, 2 revocations, 3 rewards"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
