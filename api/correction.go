@@ -9,7 +9,9 @@ import (
 // Corrections after settlement (league.Engine.Correct): POST
 // /v1/admin/leagues/{league}/corrections zeroes or removes a player of a
 // settled period and re-decides their board, once: the same correction
-// again answers what the first did and changes nothing.
+// again answers what the first did and changes nothing. GET lists a
+// period's corrections, with what Redis found since the commit (deferred,
+// claimed).
 
 // correctionRequest is the body: {"period", "player_id", "action", "reason"}.
 type correctionRequest struct {
@@ -70,6 +72,41 @@ func (s *Server) correction(r *http.Request, caller *Key) (reply, error) {
 	s.log.Info("api: settled period corrected", "league", leagueID, "period", league.Period{Start: c.Period}.ID(),
 		"player", c.Player, "action", c.Action, "changes", len(c.Changes), "key", caller.Name)
 	return marshal{newCorrectionBody(c)}, nil
+}
+
+// corrections serves GET .../corrections?period=.
+func (s *Server) correctionsRoute(r *http.Request, _ *Key) (reply, error) {
+	leagueID := r.PathValue("league")
+	if _, err := s.engine.League(leagueID); err != nil {
+		return nil, s.redisErr(err)
+	}
+	pid, given := queryParam(r, "period")
+	if !given || pid == "" {
+		return nil, invalid("period", "is required: the settled period whose corrections to list, e.g. 20261116T000000Z")
+	}
+	start, err := league.ParsePeriodID(pid)
+	if err != nil {
+		return nil, invalid("period", "%v", err)
+	}
+	if s.corrections == nil {
+		return nil, league.Errorf(league.Unavailable, "this server's store keeps no corrections (it needs Postgres: DATABASE_URL)")
+	}
+	cs, err := s.corrections.Corrections(r.Context(), leagueID, start)
+	if err != nil {
+		return nil, s.postgresErr(err)
+	}
+	out := correctionsBody{League: leagueID, Period: league.Period{Start: start}.ID(), Corrections: make([]correctionBody, len(cs))}
+	for i, c := range cs {
+		out.Corrections[i] = newCorrectionBody(c)
+	}
+	return marshal{out}, nil
+}
+
+// correctionsBody is the reply of GET .../corrections.
+type correctionsBody struct {
+	League      string           `json:"league"`
+	Period      string           `json:"period"`
+	Corrections []correctionBody `json:"corrections"`
 }
 
 // correctionBody is the reply of a correction.

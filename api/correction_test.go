@@ -44,6 +44,13 @@ func TestCorrectionRoute(t *testing.T) {
 	if again["id"] != first["id"] || fmt.Sprint(again["changes"]) != fmt.Sprint(first["changes"]) {
 		t.Fatalf("the same correction again: got %v, want %v", again, first)
 	}
+	list := f.must("GET", "/v1/admin/leagues/weekly/corrections?period="+p.ID(), "")
+	if cs := list["corrections"].([]any); len(cs) != 1 || cs[0].(map[string]any)["id"] != first["id"] {
+		t.Fatalf("corrections listed: got %v, want the one", list)
+	}
+	if w := f.do("GET", "/v1/admin/leagues/weekly/corrections", "", adminKey); w.Code != http.StatusBadRequest {
+		t.Fatalf("corrections without a period: status %d, want 400", w.Code)
+	}
 	var n int
 	testsvc.Must(t, pool.QueryRow(ctx, `SELECT count(*) FROM corrections`).Scan(&n), "count")
 

@@ -225,6 +225,7 @@ func (s *Server) routes() {
 	s.handle("GET /v1/admin/leagues/{league}/held", admin, s.held, takes("period"))
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/approve", admin, s.approve)
 	s.handle("POST /v1/admin/leagues/{league}/corrections", admin, s.correction)
+	s.handle("GET /v1/admin/leagues/{league}/corrections", admin, s.correctionsRoute, takes("period"))
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/reject", admin, s.reject)
 	s.handle("POST /v1/admin/leaderboards/{leaderboard}/catalog", admin, s.lbImport)
 	for _, a := range league.ModActions {

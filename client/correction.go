@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"net/url"
 	"time"
 )
 
@@ -67,4 +68,22 @@ func (c *Client) Correct(ctx context.Context, league string, req CorrectionReque
 	}
 	var out Correction
 	return ret(&out, c.do(ctx, call{method: "POST", path: adminLeague(league) + "/corrections", in: req, safe: true, out: &out}))
+}
+
+// CorrectionList is a settled period's corrections, oldest first.
+type CorrectionList struct {
+	League      string       `json:"league"`
+	Period      string       `json:"period"`
+	Corrections []Correction `json:"corrections"`
+}
+
+// Corrections lists a settled period's corrections, oldest first, with
+// their changes as last recorded (Deferred and Claimed as Redis found them).
+func (c *Client) Corrections(ctx context.Context, league, period string) (*CorrectionList, error) {
+	if err := firstErr(checkID("league", league, maxPathIDLen), checkID("period", period, maxPathIDLen)); err != nil {
+		return nil, err
+	}
+	var out CorrectionList
+	return ret(&out, c.do(ctx, call{method: "GET", path: adminLeague(league) + "/corrections", query: url.Values{"period": {period}},
+		safe: true, out: &out}))
 }

@@ -129,6 +129,9 @@ type CorrectionStore interface {
 	// CorrectionWritten, oldest first: those whose run died after the
 	// commit.
 	PendingCorrections(ctx context.Context, league string) ([]Correction, error)
+	// Corrections returns a league's corrections of a period, oldest
+	// first, with their changes as last recorded.
+	Corrections(ctx context.Context, league string, period time.Time) ([]Correction, error)
 }
 
 // ResumeCorrections finishes the league's corrections whose run died
