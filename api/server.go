@@ -81,8 +81,9 @@ type Server struct {
 	engine         *league.Engine
 	boards         *leaderboard.Engine
 	store          league.Store
-	audit          league.AuditLog // nil: actions wait in Redis, the audit route answers 503
-	archive        league.Archive  // nil: boards past Redis's retention are not found
+	audit          league.AuditLog        // nil: actions wait in Redis, the audit route answers 503
+	archive        league.Archive         // nil: boards past Redis's retention are not found
+	corrections    league.CorrectionStore // nil: corrections answer 503
 	settler        Settler
 	feed           EventFeed
 	keys           atomic.Pointer[keyring]
@@ -123,6 +124,7 @@ func New(cfg Config) *Server {
 		s.audit, _ = cfg.Store.(league.AuditLog)
 	}
 	s.archive, _ = cfg.Store.(league.Archive)
+	s.corrections, _ = cfg.Store.(league.CorrectionStore)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -222,6 +224,8 @@ func (s *Server) routes() {
 	s.handle("GET /v1/admin/leagues/{league}/outcomes", admin, s.archivedOutcomes, takes("period", "limit", "after"))
 	s.handle("GET /v1/admin/leagues/{league}/held", admin, s.held, takes("period"))
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/approve", admin, s.approve)
+	s.handle("POST /v1/admin/leagues/{league}/corrections", admin, s.correction)
+	s.handle("GET /v1/admin/leagues/{league}/corrections", admin, s.correctionsRoute, takes("period"))
 	s.handle("POST /v1/admin/leagues/{league}/held/{id}/reject", admin, s.reject)
 	s.handle("POST /v1/admin/leaderboards/{leaderboard}/catalog", admin, s.lbImport)
 	for _, a := range league.ModActions {

@@ -30,6 +30,7 @@ var methodOf = map[string]string{
 	"approveHeld": "ApproveHeld", "rejectHeld": "RejectHeld",
 	"hidePlayer": "Moderate", "unhidePlayer": "Moderate", "removePlayer": "Moderate", "setPlayerScore": "Moderate",
 	"banPlayer": "Moderate", "unbanPlayer": "Moderate", "audit": "Audit", "events": "Events", "archivedOutcomes": "Outcomes",
+	"correctSettledPeriod": "Correct", "corrections": "Corrections",
 }
 
 func TestEveryRoute(t *testing.T) {

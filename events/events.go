@@ -35,10 +35,14 @@ const (
 	RewardGranted Type = "reward.granted"
 	// RewardClaimed: a join delivered a player's reward. Data: ClaimData.
 	RewardClaimed Type = "reward.claimed"
+	// CorrectionApplied: an operator's correction of a settled period
+	// changed a player's outcome or reward, one per player it changed.
+	// Data: CorrectionData.
+	CorrectionApplied Type = "correction.applied"
 )
 
 // Types lists every type, in the order a settlement writes them.
-var Types = []Type{PeriodClosed, PlayerPromoted, PlayerDemoted, PlayerStayed, RewardGranted, RewardClaimed}
+var Types = []Type{PeriodClosed, PlayerPromoted, PlayerDemoted, PlayerStayed, RewardGranted, RewardClaimed, CorrectionApplied}
 
 // Known reports whether t is one of Types.
 func (t Type) Known() bool {
@@ -113,6 +117,17 @@ type ClaimData struct {
 	RewardData
 	ClaimedPeriod string `json:"claimed_period"` // the period whose join delivered it (its id), "" if unknown
 	ClaimedAt     string `json:"claimed_at"`     // RFC 3339
+}
+
+// CorrectionData is the data of CorrectionApplied: the correction (the
+// player corrected, zero or remove, why) and what it changed for the
+// event's player (league.CorrectionChange's JSON). A revoked reward with
+// claimed true was delivered already: the game decides what to do with it.
+type CorrectionData struct {
+	Corrected string          `json:"corrected"` // the player zeroed or removed
+	Action    string          `json:"action"`    // zero, remove
+	Reason    string          `json:"reason"`
+	Change    json.RawMessage `json:"change"`
 }
 
 // PeriodID is the id of the period starting at start, as the API writes

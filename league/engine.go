@@ -39,6 +39,8 @@ type Engine struct {
 	// otherDeployments: Restore ignores the league under other namespaces.
 	otherDeployments bool
 	expiryLag        time.Duration // see WithExpiryLag
+	// correctionFault: see WithCorrectionFault; nil: none.
+	correctionFault func(step string) error
 }
 
 // live is a league plus what the engine keeps for it at run time.

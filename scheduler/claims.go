@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/league-engine/league/league"
 )
 
 // Consumers of the claims group left by processes gone for pruneIdle are
@@ -49,6 +51,7 @@ func (s *Scheduler) recordClaims(id string) {
 		n, err := s.recordClaimsOnce(ctx, id, consumer, 2*time.Second)
 		if err == nil {
 			s.recordActions(ctx, id)
+			s.resumeCorrections(ctx, id)
 		}
 		cancel()
 		if stopped.Err() != nil {
@@ -79,6 +82,23 @@ func (s *Scheduler) recordActions(ctx context.Context, id string) error {
 		s.log.Info("recorded admin actions left waiting in Redis", "league", id, "actions", n)
 	}
 	return err
+}
+
+// resumeCorrections finishes the league's corrections whose run died
+// after its Postgres commit (league.Engine.ResumeCorrections). Runs with
+// the claims, every few seconds; a failure is logged and tried again then.
+func (s *Scheduler) resumeCorrections(ctx context.Context, id string) {
+	cs, ok := s.store.(league.CorrectionStore)
+	if !ok {
+		return
+	}
+	n, err := s.engine.ResumeCorrections(ctx, cs, id)
+	if n > 0 {
+		s.log.Info("finished corrections interrupted after their commit", "league", id, "corrections", n)
+	}
+	if err != nil {
+		s.log.Warn("finishing an interrupted correction failed; retrying", "league", id, "err", err)
+	}
 }
 
 // recordClaimsOnce moves one batch of claims; it waits up to block for new

@@ -39,6 +39,8 @@ var (
 	restore string
 	//go:embed moderate.lua
 	moderate string
+	//go:embed correct.lua
+	correct string
 	//go:embed lb_write.lua
 	lbWrite string
 	//go:embed lb_member.lua
@@ -73,6 +75,7 @@ var (
 	Prune    = redis.NewScript(assemble(prune))
 	Restore  = redis.NewScript(assemble(restore))
 	Moderate = redis.NewScript(assemble(moderate))
+	Correct  = redis.NewScript(assemble(correct))
 
 	// Leaderboards' scripts (package leaderboard).
 	LBWrite   = redis.NewScript(assemble(lbWrite))
@@ -140,7 +143,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, Moderate, LBWrite, LBMember, LBAround, LBRank, LBFill, LBCatalog, LBEnqueue, LBTake, LBGive}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, Moderate, Correct, LBWrite, LBMember, LBAround, LBRank, LBFill, LBCatalog, LBEnqueue, LBTake, LBGive}
 
 // Status is the first element of a script's reply.
 type Status int64

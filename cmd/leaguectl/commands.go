@@ -71,6 +71,8 @@ var commands = []command{
 		"leaguectl events dead -webhook game -limit 100", eventsDead},
 	{"events replay", "deliver a dead event (ID) or every one (-all) again, now (DATABASE_URL)",
 		"leaguectl events replay 1042", eventsReplay},
+	{"correct", "zero or remove a player of a settled period and re-decide their board, once (REDIS_URL, DATABASE_URL)",
+		"leaguectl correct -league weekly -period 20261116T000000Z -player bob -remove -reason \"aimbot, ticket 812\"", correct},
 	{"settlement verify", "re-decide a settled period from what Postgres recorded; print every difference, exit 1 if any (DATABASE_URL)",
 		"leaguectl settlement verify -league weekly -period 20261116T000000Z", verifySettlement},
 	{"export", "stream a settled period's boards and outcomes as CSV or NDJSON; progress on stderr (DATABASE_URL)",

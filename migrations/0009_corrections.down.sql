@@ -1,0 +1,2 @@
+DROP TABLE reward_revocations;
+DROP TABLE corrections;

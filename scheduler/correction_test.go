@@ -1,0 +1,285 @@
+package scheduler_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/postgres"
+)
+
+// correctionFixture settles a week of one bronze board of eleven on
+// Postgres (20% promote: two players): "cheat" scores 1000 and takes rank 1
+// (promoted, 100 gems); p1..p10 score 900, 800, ... 0 (p1 and p2 rank 2 and
+// 3: p1 promoted, both 50 gems).
+func correctionFixture(t *testing.T) (*fixture, *postgres.Store, league.Period) {
+	f := newFixture(t, stores[len(stores)-1], 11)
+	pg := f.store.(*postgres.Store)
+	week := f.period()
+	join := func(id string, score int64) {
+		_, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id})
+		testsvc.Must(t, err, "Join %s", id)
+		_, err = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: id, Value: score})
+		testsvc.Must(t, err, "Score %s", id)
+	}
+	join("cheat", 1000)
+	for i := 1; i <= 10; i++ {
+		join(fmt.Sprintf("p%d", i), int64(1000-100*i))
+	}
+	f.clock.After(week.End)
+	f.settleNow(f.scheduler())
+	return f, pg, week
+}
+
+// corrected counts, on Postgres, what a correction of week left: events
+// of every type, corrections, revocations.
+func correctedCounts(f *fixture, pg *postgres.Store, week league.Period) string {
+	f.t.Helper()
+	var events, corrections, revocations, rewards int
+	err := pg.Pool().QueryRow(f.ctx, `SELECT
+			(SELECT count(*) FROM events WHERE league = 'weekly' AND period_start = $1 AND type = 'correction.applied'),
+			(SELECT count(*) FROM corrections WHERE league = 'weekly' AND period_start = $1),
+			(SELECT count(*) FROM reward_revocations WHERE league = 'weekly' AND period_start = $1),
+			(SELECT count(*) FROM rewards WHERE league = 'weekly' AND period_start = $1)`, week.Start).
+		Scan(&events, &corrections, &revocations, &rewards)
+	testsvc.Must(f.t, err, "count")
+	return fmt.Sprintf("%d correction.applied events, %d corrections, %d revocations, %d rewards", events, corrections, revocations, rewards)
+}
+
+// TestCorrectRemove: the cheater who took rank 1 is removed after the
+// settlement. The correction is killed in its Postgres transaction, then
+// after its commit (before Redis, or before recording Redis did it),
+// resumed, then run twice more: the next player is promoted, rewards move, the
+// cheater's unclaimed reward is revoked, all exactly once, and the next
+// joins see it.
+func TestCorrectRemove(t *testing.T) {
+	for _, killAt := range []string{"apply", "applied"} {
+		t.Run("killed before "+killAt, func(t *testing.T) { correctRemove(t, killAt) })
+	}
+}
+
+// correctRemove is TestCorrectRemove with the run after the commit killed
+// at step killAt: before Redis, or after Redis and before recording it.
+func correctRemove(t *testing.T, killAt string) {
+	f, pg, week := correctionFixture(t)
+	req := league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "cheat", Action: league.CorrectRemove,
+		Reason: "speed hack", Actor: "ops"}
+
+	// Killed mid-transaction: nothing of it is there.
+	_, err := f.engine.Correct(f.ctx, killedCorrection{pg}, req)
+	if err == nil {
+		t.Fatal("the correction killed mid-write returned no error")
+	}
+	if got, want := correctedCounts(f, pg, week), "0 correction.applied events, 0 corrections, 0 revocations, 3 rewards"; got != want {
+		t.Fatalf("after a kill mid-write: got %s, want %s", got, want)
+	}
+
+	// Killed after the commit, before Redis.
+	killed, err := league.Open(f.ctx, f.rdb, []*league.League{f.league}, league.WithNamespace(f.ns), league.WithClock(f.clock.Now),
+		league.WithCorrectionFault(func(step string) error {
+			if step == killAt {
+				return errors.New("killed")
+			}
+			return nil
+		}))
+	testsvc.Must(t, err, "Open")
+	_, err = killed.Correct(f.ctx, pg, req)
+	if err == nil {
+		t.Fatal("the killed correction returned no error")
+	}
+	var status string
+	testsvc.Must(t, pg.Pool().QueryRow(f.ctx, `SELECT status FROM corrections WHERE player = 'cheat'`).Scan(&status), "status")
+	if status != "written" {
+		t.Fatalf("after the kill the correction is %s, want written", status)
+	}
+	after := correctedCounts(f, pg, week)
+
+	// Resumed by another replica's scheduler (ResumeCorrections), then run
+	// again twice.
+	f.engine = f.open()
+	for want := 1; want >= 0; want-- {
+		n, err := f.engine.ResumeCorrections(f.ctx, pg, "weekly")
+		testsvc.Must(t, err, "ResumeCorrections")
+		if n != want {
+			t.Fatalf("ResumeCorrections finished %d corrections, want %d", n, want)
+		}
+	}
+	for run := range 2 {
+		c, err := f.engine.Correct(f.ctx, pg, req)
+		testsvc.Must(t, err, "Correct")
+		if c.Status != league.CorrectionApplied {
+			t.Fatalf("run %d: status %s, want applied", run, c.Status)
+		}
+		if got := correctedCounts(f, pg, week); got != after {
+			t.Fatalf("run %d: got %s, want %s (as the first commit left it)", run, got, after)
+		}
+	}
+	if want := "11 correction.applied events, 1 corrections, 2 revocations, 3 rewards"; after != want {
+		t.Fatalf("got %s, want %s", after, want)
+	}
+
+	// Postgres: outcomes, standings, rewards, revocations, counts.
+	type row struct {
+		rank       int
+		tier       string
+		standing   string
+		items      string
+		revoked    string
+		revClaimed bool
+	}
+	rows := map[string]row{}
+	rs, _ := pg.Pool().Query(f.ctx, `SELECT s.player, coalesce(o.rank, 0), coalesce(o.tier_after, ''), s.tier,
+				coalesce(r.items::text, ''), coalesce(v.items::text, ''), coalesce(v.claimed, false)
+			FROM standings s
+			LEFT JOIN outcomes o ON o.league = s.league AND o.player = s.player AND o.period_start = $1
+			LEFT JOIN rewards r ON r.league = s.league AND r.player = s.player AND r.period_start = $1
+			LEFT JOIN reward_revocations v ON v.league = s.league AND v.player = s.player AND v.period_start = $1
+			WHERE s.league = 'weekly'`, week.Start)
+	for rs.Next() {
+		var p string
+		var r row
+		testsvc.Must(t, rs.Scan(&p, &r.rank, &r.tier, &r.standing, &r.items, &r.revoked, &r.revClaimed), "scan")
+		rows[p] = r
+	}
+	testsvc.Must(t, rs.Err(), "rows")
+	gems := func(n int) string { return fmt.Sprintf(`[{"id": "gems", "qty": %d}]`, n) }
+	want := map[string]row{
+		"cheat": {0, "", "bronze", "", gems(100), false},
+		"p1":    {1, "silver", "silver", gems(100), gems(50), false},
+		"p2":    {2, "silver", "silver", gems(50), "", false},
+		"p3":    {3, "bronze", "bronze", gems(50), "", false},
+		"p4":    {4, "bronze", "bronze", "", "", false},
+	}
+	for p, w := range want {
+		if got := rows[p]; got != w {
+			t.Errorf("%s: got %+v, want %+v", p, got, w)
+		}
+	}
+	st, err := pg.Settlement(f.ctx, "weekly", week.Start)
+	testsvc.Must(t, err, "Settlement")
+	if b := st.Tiers[0]; b.Players != 10 || b.Promoted != 2 || b.Rewarded != 3 || b.Moderated != 1 {
+		t.Errorf("bronze counts: got %+v, want 10 players, 2 promoted, 3 rewarded, 1 moderated", b)
+	}
+
+	// Redis: the next joins see the corrected tiers and rewards.
+	for p, w := range map[string]struct {
+		tier string
+		gems int64
+	}{"cheat": {"bronze", 0}, "p1": {"silver", 100}, "p2": {"silver", 50}, "p3": {"bronze", 50}, "p4": {"bronze", 0}} {
+		pl, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: p, Name: p})
+		testsvc.Must(t, err, "Join %s", p)
+		var got int64
+		for _, r := range pl.Rewards {
+			for _, it := range r.Items {
+				got += it.Qty
+			}
+		}
+		if pl.Tier != w.tier || got != w.gems {
+			t.Errorf("%s joins %s with %d gems, want %s with %d", p, pl.Tier, got, w.tier, w.gems)
+		}
+	}
+}
+
+// killedCorrection dies in the middle of the correction's transaction,
+// after its writes began: its context ends once the board is decided.
+type killedCorrection struct{ *postgres.Store }
+
+func (k killedCorrection) WriteCorrection(ctx context.Context, c league.Correction,
+	decide func([]league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return k.Store.WriteCorrection(ctx, c, func(b []league.RecordedOutcome) ([]league.CorrectionChange, error) {
+		changes, err := decide(b)
+		cancel()
+		return changes, err
+	})
+}
+
+// TestCorrectClaimed: the cheater's reward was delivered (they joined the
+// next week) before the correction: it is recorded revoked after its claim,
+// and their tier, played already, is left for the game (deferred).
+func TestCorrectClaimed(t *testing.T) {
+	f, pg, week := correctionFixture(t)
+	pl, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: "cheat", Name: "cheat"})
+	testsvc.Must(t, err, "Join")
+	if pl.Tier != "silver" || len(pl.Rewards) != 1 {
+		t.Fatalf("the cheater joins %s with %d rewards, want silver with 1", pl.Tier, len(pl.Rewards))
+	}
+	c, err := f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "cheat",
+		Action: league.CorrectZero, Reason: "speed hack", Actor: "ops"})
+	testsvc.Must(t, err, "Correct")
+	var ch league.CorrectionChange
+	for _, x := range c.Changes {
+		if x.Player == "cheat" {
+			ch = x
+		}
+	}
+	if !ch.Revoked || !ch.Claimed || !ch.Deferred || ch.After.Rank != 11 || ch.After.Score != 0 {
+		t.Fatalf("the cheater's change: got %+v, want revoked, claimed, deferred, rank 11 with 0", ch)
+	}
+	var claimed bool
+	testsvc.Must(t, pg.Pool().QueryRow(f.ctx, `SELECT claimed FROM reward_revocations WHERE player = 'cheat'`).Scan(&claimed), "revocation")
+	if !claimed {
+		t.Fatal("the revocation of a delivered reward is not marked claimed")
+	}
+}
+
+// TestCorrectRefused: bad input is a clear error and writes nothing.
+func TestCorrectRefused(t *testing.T) {
+	f, pg, week := correctionFixture(t)
+	ok := league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "cheat", Action: league.CorrectRemove,
+		Reason: "speed hack", Actor: "ops"}
+	before := correctedCounts(f, pg, week)
+	for _, tc := range []struct {
+		name string
+		edit func(r *league.CorrectionRequest)
+		code league.Code
+	}{
+		{"running period", func(r *league.CorrectionRequest) { r.Period = week.End }, league.Conflict},
+		{"never settled", func(r *league.CorrectionRequest) { r.Period = week.Start.Add(-7 * 24 * time.Hour) }, league.NotFound},
+		{"no such period", func(r *league.CorrectionRequest) { r.Period = week.Start.Add(time.Hour) }, league.NotFound},
+		{"unknown player", func(r *league.CorrectionRequest) { r.Player = "nobody" }, league.NotFound},
+		{"unknown league", func(r *league.CorrectionRequest) { r.League = "nope" }, league.NotFound},
+		{"bad action", func(r *league.CorrectionRequest) { r.Action = "ban" }, league.Invalid},
+		{"no reason", func(r *league.CorrectionRequest) { r.Reason = " " }, league.Invalid},
+		{"no player", func(r *league.CorrectionRequest) { r.Player = "" }, league.Invalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ok
+			tc.edit(&r)
+			_, err := f.engine.Correct(f.ctx, pg, r)
+			if got := league.ErrorCode(err); got != tc.code {
+				t.Fatalf("got %v (%s), want %s", err, got, tc.code)
+			}
+			if got := correctedCounts(f, pg, week); got != before {
+				t.Fatalf("got %s, want %s: nothing written", got, before)
+			}
+		})
+	}
+}
+
+// TestCorrectConcurrent: two replicas run the same correction at once:
+// one writes it, the other finds it written; its changes are there once.
+func TestCorrectConcurrent(t *testing.T) {
+	f, pg, week := correctionFixture(t)
+	req := league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "cheat", Action: league.CorrectZero,
+		Reason: "speed hack", Actor: "ops"}
+	engines := []*league.Engine{f.engine, f.open(), f.open(), f.open()}
+	errs := make(chan error, len(engines))
+	for _, e := range engines {
+		go func() {
+			_, err := e.Correct(f.ctx, pg, req)
+			errs <- err
+		}()
+	}
+	for range engines {
+		testsvc.Must(t, <-errs, "Correct")
+	}
+	if got, want := correctedCounts(f, pg, week), "11 correction.applied events, 1 corrections, 2 revocations, 3 rewards"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
