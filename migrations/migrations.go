@@ -125,9 +125,7 @@ func load(fsys fs.FS) ([]Migration, error) {
 // entry is harmless once its migration lands, and can go once every
 // database has it: 0006 (the events outbox) and 0008 (settlement rules)
 // landed on 2026-11-26, after 0007 and 0009 had been applied on
-// development databases. 0008 is the verify
-// branch's (settlement verify), not landed when 0009 (corrections) was
-// written.
+// development databases.
 var reserved = map[int]bool{6: true, 8: true}
 
 // Apply brings the schema of the pool's connections (their search_path) up
