@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/postgres"
@@ -28,48 +27,13 @@ import (
 // written a year back, a dry run first; and refuses bad command lines
 // writing nothing.
 func TestExportAndPrune(t *testing.T) {
-	ns := testsvc.Namespace(t)
-	rdb := testsvc.Redis(t, ns)
-	_, dsn := testsvc.Postgres(t)
-	yaml := fmt.Sprintf(`
-redis: {namespace: %s}
-leagues:
-  - id: quick
-    schedule: "*/2 * * * * *"
-    board_size: 5
-    tiers:
-      - {id: low, promote: 0.2, min_promote_score: 1, rewards: [{ranks: "1", items: {gems: 9}}]}
-      - {id: high, demote: 0.2}
-`, ns)
 	dir := t.TempDir()
-	path := filepath.Join(dir, "config.yaml")
-	testsvc.Must(t, os.WriteFile(path, []byte(yaml), 0o600), "write config")
-	t.Setenv("REDIS_URL", testsvc.RedisURL())
-	t.Setenv("DATABASE_URL", dsn)
-	ctx := context.Background()
-	var out bytes.Buffer
-	testsvc.Must(t, run(ctx, []string{"migrate"}, &out), "migrate")
-
-	cfg, err := config.Parse([]byte(yaml))
-	testsvc.Must(t, err, "config")
-	e, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(ns))
-	testsvc.Must(t, err, "Open")
-	var period league.Period
-	for {
-		if period, _ = e.Current("quick"); time.Until(period.End) > time.Second {
-			break
-		}
-		time.Sleep(time.Until(period.End) + 50*time.Millisecond)
-	}
-	for i := range 12 {
+	path, period := settledQuick(t, dir, "1", 12, func(i int) league.JoinRequest {
 		id := fmt.Sprint("p", i)
-		_, err := e.Join(ctx, "quick", league.JoinRequest{Player: id, Name: "Name, \"" + id + "\"", Avatar: "av" + id})
-		testsvc.Must(t, err, "Join")
-		_, err = e.Score(ctx, "quick", league.ScoreWrite{Player: id, Value: int64(i % 7)})
-		testsvc.Must(t, err, "Score")
-	}
-	time.Sleep(time.Until(period.End) + 100*time.Millisecond)
-	testsvc.Must(t, run(ctx, []string{"settle", "-config", path, "-league", "quick", "-period", period.ID()}, &out), "settle")
+		return league.JoinRequest{Player: id, Name: "Name, \"" + id + "\"", Avatar: "av" + id}
+	}, func(i int) int64 { return int64(i % 7) })
+	ctx, dsn := context.Background(), os.Getenv("DATABASE_URL")
+	var out bytes.Buffer
 
 	// What Postgres holds, as the export should show it.
 	store, err := postgres.Open(ctx, dsn)

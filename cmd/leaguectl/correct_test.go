@@ -5,13 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
 )
@@ -20,47 +16,12 @@ import (
 // the rank 2 takes the promotion and the reward; the same command again
 // changes nothing; bad command lines are usage errors.
 func TestCorrect(t *testing.T) {
-	ns := testsvc.Namespace(t)
-	rdb := testsvc.Redis(t, ns)
-	_, dsn := testsvc.Postgres(t)
-	yaml := fmt.Sprintf(`
-redis: {namespace: %s}
-leagues:
-  - id: quick
-    schedule: "*/2 * * * * *"
-    board_size: 5
-    tiers:
-      - {id: low, promote: 0.2, min_promote_score: 1, rewards: [{ranks: "1", items: {gems: 9}}]}
-      - {id: high, demote: 0.2}
-`, ns)
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	testsvc.Must(t, os.WriteFile(path, []byte(yaml), 0o600), "write config")
-	t.Setenv("REDIS_URL", testsvc.RedisURL())
-	t.Setenv("DATABASE_URL", dsn)
-	ctx := context.Background()
-	cfg, err := config.Parse([]byte(yaml))
-	testsvc.Must(t, err, "config")
-	e, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(ns))
-	testsvc.Must(t, err, "Open")
-	var period league.Period
-	for {
-		period, _ = e.Current("quick")
-		if time.Until(period.End) > time.Second {
-			break
-		}
-		time.Sleep(time.Until(period.End) + 50*time.Millisecond)
-	}
-	for i := range 5 {
+	path, period := settledQuick(t, t.TempDir(), "1", 5, func(i int) league.JoinRequest {
 		id := fmt.Sprint("p", i)
-		_, err := e.Join(ctx, "quick", league.JoinRequest{Player: id, Name: id})
-		testsvc.Must(t, err, "Join")
-		_, err = e.Score(ctx, "quick", league.ScoreWrite{Player: id, Value: int64(10 - i)})
-		testsvc.Must(t, err, "Score")
-	}
-	time.Sleep(time.Until(period.End) + 100*time.Millisecond)
+		return league.JoinRequest{Player: id, Name: id}
+	}, func(i int) int64 { return int64(10 - i) })
+	ctx := context.Background()
 	var out bytes.Buffer
-	testsvc.Must(t, run(ctx, []string{"migrate"}, &out), "migrate")
-	testsvc.Must(t, run(ctx, []string{"settle", "-config", path, "-league", "quick", "-period", period.ID()}, &out), "settle")
 
 	args := []string{"correct", "-config", path, "-league", "quick", "-period", period.ID(), "-player", "p0", "-zero", "-reason", "bot"}
 	for run_ := range 2 {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/league-engine/league/config"
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/postgres"
@@ -24,48 +23,13 @@ import (
 // the league verifies from the recorded rules alone; and what cannot be
 // verified says why.
 func TestSettlementVerify(t *testing.T) {
-	ns := testsvc.Namespace(t)
-	rdb := testsvc.Redis(t, ns)
-	_, dsn := testsvc.Postgres(t)
-	yaml := fmt.Sprintf(`
-redis: {namespace: %s}
-leagues:
-  - id: quick
-    schedule: "*/2 * * * * *"
-    board_size: 5
-    tiers:
-      - {id: low, promote: 0.2, min_promote_score: 1, rewards: [{ranks: "1-2", items: {gems: 9}}]}
-      - {id: high, demote: 0.2}
-`, ns)
 	dir := t.TempDir()
-	path := filepath.Join(dir, "config.yaml")
-	testsvc.Must(t, os.WriteFile(path, []byte(yaml), 0o600), "write config")
-	t.Setenv("REDIS_URL", testsvc.RedisURL())
-	t.Setenv("DATABASE_URL", dsn)
-	ctx := context.Background()
-	var out bytes.Buffer
-	testsvc.Must(t, run(ctx, []string{"migrate"}, &out), "migrate")
-
-	cfg, err := config.Parse([]byte(yaml))
-	testsvc.Must(t, err, "config")
-	e, err := league.Open(ctx, rdb, cfg.Leagues, league.WithNamespace(ns))
-	testsvc.Must(t, err, "Open")
-	var period league.Period
-	for {
-		if period, _ = e.Current("quick"); time.Until(period.End) > time.Second {
-			break
-		}
-		time.Sleep(time.Until(period.End) + 50*time.Millisecond)
-	}
-	for i := range 12 {
+	path, period := settledQuick(t, dir, "1-2", 12, func(i int) league.JoinRequest {
 		id := fmt.Sprint("p", i)
-		_, err := e.Join(ctx, "quick", league.JoinRequest{Player: id, Name: id})
-		testsvc.Must(t, err, "Join")
-		_, err = e.Score(ctx, "quick", league.ScoreWrite{Player: id, Value: int64(1 + i%7)})
-		testsvc.Must(t, err, "Score")
-	}
-	time.Sleep(time.Until(period.End) + 100*time.Millisecond)
-	testsvc.Must(t, run(ctx, []string{"settle", "-config", path, "-league", "quick", "-period", period.ID()}, &out), "settle")
+		return league.JoinRequest{Player: id, Name: id}
+	}, func(i int) int64 { return int64(1 + i%7) })
+	ctx, dsn := context.Background(), os.Getenv("DATABASE_URL")
+	var out bytes.Buffer
 
 	store, err := postgres.Open(ctx, dsn)
 	testsvc.Must(t, err, "postgres.Open")
@@ -119,7 +83,9 @@ leagues:
 
 	// The league gone from the config: verified from the recorded rules alone.
 	other := filepath.Join(dir, "other.yaml")
-	testsvc.Must(t, os.WriteFile(other, []byte(strings.Replace(yaml, "id: quick", "id: other", 1)), 0o600), "write config")
+	yaml, err := os.ReadFile(path)
+	testsvc.Must(t, err, "read config")
+	testsvc.Must(t, os.WriteFile(other, []byte(strings.Replace(string(yaml), "id: quick", "id: other", 1)), 0o600), "write config")
 	if got, err := verify(other, this...); err != nil || !strings.Contains(got, "rebuilt from the recorded rules alone") {
 		t.Fatalf("verify with the league gone from the config: %v, printed:\n%s", err, got)
 	}
