@@ -314,9 +314,12 @@ func (e *Engine) apply(ctx context.Context, l *Leaderboard, k keys, msgs []redis
 		}
 		entries = append(entries, en)
 	}
-	rs := make([]retry, len(entries))
-	for j, en := range entries {
-		rs[j] = retry{l, en.w, en.at}
+	var rs []retry
+	if e.switched(l) {
+		rs = make([]retry, len(entries))
+		for j, en := range entries {
+			rs[j] = retry{l, en.w, en.at}
+		}
 	}
 	found, _, _, err := e.retriesAcross(ctx, rs)
 	if err != nil {

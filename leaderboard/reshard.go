@@ -315,6 +315,10 @@ func (e *Engine) plan(l *Leaderboard) *shardPlan {
 	return p
 }
 
+// switched says l's plan has a switch of shard count: only then may a
+// write be the retry of one made under another count (switchreplay.go).
+func (e *Engine) switched(l *Leaderboard) bool { return len(e.plan(l).steps) > 1 }
+
 // refreshPlans has the next use of each plan re-read it (tests).
 func (e *Engine) refreshPlans() {
 	for _, slot := range e.plans.byID {

@@ -50,15 +50,19 @@ func (e *Engine) beforeSwitch(r retry) (old keys, then time.Time, ok bool) {
 // for another member).
 func (e *Engine) retriesAcross(ctx context.Context, rs []retry) (found []bool, results []WriteResult, errs []error, err error) {
 	var asked []int
-	var gets []*redis.IntCmd
-	pipe := e.rdb.Pipeline()
 	for j, r := range rs {
-		if old, _, ok := e.beforeSwitch(r); ok {
-			asked, gets = append(asked, j), append(gets, pipe.Exists(ctx, old.request(r.w.Scope, r.w.RequestID)))
+		if _, _, ok := e.beforeSwitch(r); ok {
+			asked = append(asked, j)
 		}
 	}
-	if len(asked) == 0 {
+	if len(asked) == 0 { // every write but those of a switch's first minutes: nothing more
 		return nil, nil, nil, nil
+	}
+	pipe := e.rdb.Pipeline()
+	gets := make([]*redis.IntCmd, len(asked))
+	for n, j := range asked {
+		old, _, _ := e.beforeSwitch(rs[j])
+		gets[n] = pipe.Exists(ctx, old.request(rs[j].w.Scope, rs[j].w.RequestID))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, nil, nil, writeError(err)

@@ -75,12 +75,14 @@ func (e *Engine) Write(ctx context.Context, id string, w Write) (WriteResult, er
 // written (otherwise the write may have landed).
 func (e *Engine) write(ctx context.Context, l *Leaderboard, w Write) (res WriteResult, refused bool, err error) {
 	now := e.clock.Now()
-	found, results, errs, err := e.retriesAcross(ctx, []retry{{l, w, now}})
-	if err != nil {
-		return WriteResult{}, false, err
-	}
-	if found != nil && found[0] {
-		return results[0], errs[0] != nil, errs[0]
+	if e.switched(l) {
+		found, results, errs, err := e.retriesAcross(ctx, []retry{{l, w, now}})
+		if err != nil {
+			return WriteResult{}, false, err
+		}
+		if found != nil && found[0] {
+			return results[0], errs[0] != nil, errs[0]
+		}
 	}
 	seed := false
 	for attempt := 0; attempt < 4; attempt++ {
@@ -168,24 +170,25 @@ func (e *Engine) WriteMany(ctx context.Context, writes []BoardWrite) (results []
 	}
 	refused := make([]bool, len(writes))
 	now := e.clock.Now()
-	rs := make([]retry, len(pending))
-	for j, i := range pending {
-		rs[j] = retry{boards[i], writes[i].Write, now}
+	var rs []retry // the writes to leaderboards that switched shard counts
+	var switched []int
+	for _, i := range pending {
+		if e.switched(boards[i]) {
+			rs, switched = append(rs, retry{boards[i], writes[i].Write, now}), append(switched, i)
+		}
 	}
 	found, replayed, rerrs, err := e.retriesAcross(ctx, rs)
 	if err != nil {
 		return nil, nil, err
 	}
 	if found != nil {
-		var rest []int
-		for j, i := range pending {
+		replay := make([]bool, len(writes))
+		for j, i := range switched {
 			if found[j] {
-				results[i], errs[i], refused[i] = replayed[j], rerrs[j], rerrs[j] != nil
-			} else {
-				rest = append(rest, i)
+				results[i], errs[i], refused[i], replay[i] = replayed[j], rerrs[j], rerrs[j] != nil, true
 			}
 		}
-		pending = rest
+		pending = slices.DeleteFunc(pending, func(i int) bool { return replay[i] })
 	}
 	seed := make([]bool, len(writes))
 	for attempt := 0; attempt < 4 && len(pending) > 0; attempt++ {
