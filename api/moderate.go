@@ -210,6 +210,16 @@ type actionBody struct {
 	After    playerStateBody  `json:"after"`
 }
 
+func newActionBody(a league.Action) actionBody {
+	b := actionBody{ID: a.ID, At: rfc3339Milli(a.At), Actor: a.Actor, Action: a.Action, PlayerID: a.Player, Reason: a.Reason,
+		Before: newPlayerStateBody(a.Before), After: newPlayerStateBody(a.After)}
+	if !a.Period.IsZero() {
+		p := league.Period{Start: a.Period}.ID()
+		b.Period = &p
+	}
+	return b
+}
+
 // Audit page sizes of GET .../audit?limit=.
 const defaultAuditPage = 100
 
@@ -262,13 +272,7 @@ func (s *Server) auditRoute(r *http.Request, _ *Key) (reply, error) {
 		Next    *string      `json:"next"` // null: the last page
 	}{League: leagueID, Actions: make([]actionBody, len(actions))}
 	for i, a := range actions {
-		b := actionBody{ID: a.ID, At: rfc3339Milli(a.At), Actor: a.Actor, Action: a.Action, PlayerID: a.Player, Reason: a.Reason,
-			Before: newPlayerStateBody(a.Before), After: newPlayerStateBody(a.After)}
-		if !a.Period.IsZero() {
-			p := league.Period{Start: a.Period}.ID()
-			b.Period = &p
-		}
-		out.Actions[i] = b
+		out.Actions[i] = newActionBody(a)
 	}
 	if len(actions) == q.Limit {
 		next := actions[len(actions)-1].ID

@@ -232,6 +232,7 @@ func (s *Server) routes() {
 		s.handle("POST /v1/admin/leagues/{league}/players/{player_id}/"+string(a), admin, s.moderate(a))
 	}
 	s.handle("GET /v1/admin/leagues/{league}/audit", admin, s.auditRoute, takes("player", "period", "limit", "before"))
+	s.handle("GET /v1/admin/leagues/{league}/trail", admin, s.trailRoute, takes("player", "period", "limit", "after"))
 	s.handle("GET /v1/admin/leaderboards/{leaderboard}/catalog", admin, s.lbCatalog, takes("cursor", "limit"))
 	s.handle("GET /v1/admin/leaderboards/{leaderboard}/catalog/{member}", admin, s.lbCatalogEntry)
 	s.handle("PUT /v1/admin/leaderboards/{leaderboard}/catalog/{member}/multiplier", admin, s.lbMultiplier)

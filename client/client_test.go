@@ -242,6 +242,14 @@ func TestAdmin(t *testing.T) {
 	if err != nil || len(page.Actions) != 1 || page.Actions[0].Action != client.ActionSetScore || page.Actions[0].Reason != "restored" {
 		t.Fatalf("got audit %+v, %v", page, err)
 	}
+	trail, err := admin.Trail(ctx, "cup", client.TrailQuery{Player: "ad-1", Limit: 10})
+	if err != nil || len(trail.Entries) != 1 || trail.Entries[0].Kind != "admin" || trail.Entries[0].Action == nil ||
+		trail.Entries[0].Action.Reason != "restored" || trail.Next != nil {
+		t.Fatalf("got trail %+v, %v", trail, err)
+	}
+	if _, err := admin.Trail(ctx, "cup", client.TrailQuery{}); !errors.Is(err, client.ErrInvalid) {
+		t.Fatalf("a trail of nobody and no period: %v, want invalid", err)
+	}
 	limit := 5
 	pv, err := admin.Preview(ctx, "cup", client.PreviewQuery{Limit: &limit})
 	if err != nil || pv.Final || pv.Summary.Players == 0 || len(pv.Rows) == 0 {

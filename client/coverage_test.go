@@ -30,7 +30,7 @@ var methodOf = map[string]string{
 	"approveHeld": "ApproveHeld", "rejectHeld": "RejectHeld",
 	"hidePlayer": "Moderate", "unhidePlayer": "Moderate", "removePlayer": "Moderate", "setPlayerScore": "Moderate",
 	"banPlayer": "Moderate", "unbanPlayer": "Moderate", "audit": "Audit", "events": "Events", "archivedOutcomes": "Outcomes",
-	"correctSettledPeriod": "Correct", "corrections": "Corrections",
+	"correctSettledPeriod": "Correct", "corrections": "Corrections", "trail": "Trail",
 }
 
 func TestEveryRoute(t *testing.T) {

@@ -111,3 +111,74 @@ func (c *Client) Audit(ctx context.Context, league string, q AuditQuery) (*Audit
 	var out AuditPage
 	return ret(&out, c.do(ctx, call{method: "GET", path: adminLeague(league) + "/audit", query: v, safe: true, out: &out}))
 }
+
+// TrailQuery selects a page of the audit trail: Player, Period or both
+// (at least one); zero Limit is the API's default page (100).
+type TrailQuery struct {
+	Player string
+	Period string
+	Limit  int
+	After  string // a page's Next
+}
+
+// TrailPage is a page of the audit trail, newest first.
+type TrailPage struct {
+	League   string       `json:"league"`
+	PlayerID *string      `json:"player_id"`
+	Period   *string      `json:"period"`
+	Entries  []TrailEntry `json:"entries"`
+	Next     *string      `json:"next"` // TrailQuery.After of the next page
+}
+
+// TrailEntry is a line of the audit trail: Kind (settlement, reward,
+// decay, claim, correction, admin), At, Period and PlayerID always, the
+// rest as the kind has them (docs/http.md, "The audit trail").
+type TrailEntry struct {
+	Kind          string            `json:"kind"`
+	At            time.Time         `json:"at"`
+	Period        string            `json:"period"`
+	PlayerID      string            `json:"player_id"`
+	TierBefore    string            `json:"tier_before"`
+	TierAfter     string            `json:"tier_after"`
+	Move          string            `json:"move"`
+	Board         string            `json:"board"`
+	Rank          int               `json:"rank"`
+	Score         *int64            `json:"score"`
+	Tier          string            `json:"tier"`
+	Items         []Item            `json:"items"`
+	ClaimedPeriod string            `json:"claimed_period"`
+	Absent        int               `json:"absent"`
+	Correction    *TrailCorrection  `json:"correction"`
+	Change        *CorrectionChange `json:"change"`
+	Action        *AdminAction      `json:"action"`
+}
+
+// TrailCorrection is the correction of a correction entry.
+type TrailCorrection struct {
+	ID       int64  `json:"id"`
+	PlayerID string `json:"player_id"` // the player zeroed or removed
+	Action   string `json:"action"`
+	Reason   string `json:"reason"`
+	Actor    string `json:"actor"`
+	Status   string `json:"status"`
+}
+
+// Trail returns a page of the league's audit trail: every tier move with
+// its cause, every reward and claim, every admin action, of a player or a
+// period, newest first.
+func (c *Client) Trail(ctx context.Context, league string, q TrailQuery) (*TrailPage, error) {
+	if err := checkID("league", league, maxPathIDLen); err != nil {
+		return nil, err
+	}
+	v := url.Values{}
+	for k, s := range map[string]string{"player": q.Player, "period": q.Period, "after": q.After} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if q.Limit != 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	var out TrailPage
+	return ret(&out, c.do(ctx, call{method: "GET", path: adminLeague(league) + "/trail", query: v, safe: true, out: &out}))
+}

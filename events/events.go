@@ -1,10 +1,10 @@
 // Package events is what leagued tells other systems: the events of the
-// outbox Postgres keeps (period closed, player promoted, demoted or
-// stayed, reward granted, reward claimed), read through the pull feed
+// outbox Postgres keeps (period closed, player promoted, demoted, stayed
+// or decayed, reward granted or claimed, correction applied), read through the pull feed
 // (GET /v1/admin/events) or pushed to webhooks by a Deliverer.
 //
 // An event is written in the transaction that does what it describes
-// (postgres.Store's settlement write and its claims), so it is in the
+// (postgres.Store's settlement write, its claims and decays), so it is in the
 // outbox exactly once. Delivery is at least once: a receiver dedupes on the
 // event's id, which never changes. To one webhook, the events of one player
 // go out in the order they were written (a failing one holds that player's
@@ -39,10 +39,14 @@ const (
 	// changed a player's outcome or reward, one per player it changed.
 	// Data: CorrectionData.
 	CorrectionApplied Type = "correction.applied"
+	// PlayerDecayed: a player who sat out the league's decay_after periods
+	// joined a lower tier. Its period is the one joined. Data: DecayData.
+	PlayerDecayed Type = "player.decayed"
 )
 
 // Types lists every type, in the order a settlement writes them.
-var Types = []Type{PeriodClosed, PlayerPromoted, PlayerDemoted, PlayerStayed, RewardGranted, RewardClaimed, CorrectionApplied}
+var Types = []Type{PeriodClosed, PlayerPromoted, PlayerDemoted, PlayerStayed, RewardGranted, RewardClaimed, CorrectionApplied,
+	PlayerDecayed}
 
 // Known reports whether t is one of Types.
 func (t Type) Known() bool {
@@ -128,6 +132,13 @@ type CorrectionData struct {
 	Action    string          `json:"action"`    // zero, remove
 	Reason    string          `json:"reason"`
 	Change    json.RawMessage `json:"change"`
+}
+
+// DecayData is the data of PlayerDecayed.
+type DecayData struct {
+	From   string `json:"from"`   // the tier held
+	To     string `json:"to"`     // the tier joined
+	Absent int    `json:"absent"` // periods sat out
 }
 
 // PeriodID is the id of the period starting at start, as the API writes

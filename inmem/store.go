@@ -24,6 +24,7 @@ type Store struct {
 	claims      map[claimKey]league.Claim
 	archives    map[archiveKey]archivedPeriod // leaderboard.go
 	actions     map[actionKey]league.Action   // audit.go
+	decays      map[claimKey]league.Decay     // by league, player and period joined
 }
 
 type key struct {
@@ -60,6 +61,7 @@ func New() *Store {
 		claims:      map[claimKey]league.Claim{},
 		archives:    map[archiveKey]archivedPeriod{},
 		actions:     map[actionKey]league.Action{},
+		decays:      map[claimKey]league.Decay{},
 	}
 }
 
@@ -238,6 +240,23 @@ func (s *Store) RecordClaims(_ context.Context, claims []league.Claim) error {
 		k := claimKey{c.League, c.Player, c.Earned.Unix()}
 		if _, dup := s.claims[k]; !dup {
 			s.claims[k] = c
+		}
+	}
+	return nil
+}
+
+// RecordDecays records absence decays, each once.
+func (s *Store) RecordDecays(_ context.Context, decays []league.Decay) error {
+	if err := league.CheckDecays(decays); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range decays {
+		k := claimKey{d.League, d.Player, d.Period.Unix()}
+		if _, dup := s.decays[k]; !dup {
+			d.Period, d.At = d.Period.UTC(), d.At.UTC()
+			s.decays[k] = d
 		}
 	}
 	return nil

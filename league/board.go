@@ -312,7 +312,7 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 				return Standing{}, err
 			}
 		}
-		tier, earned, err := e.resolve(ctx, lv, ladder, player, rec, look, settled, p)
+		tier, earned, _, err := e.resolve(ctx, lv, ladder, player, rec, look, settled, p)
 		if err != nil {
 			return Standing{}, err
 		}

@@ -27,22 +27,69 @@ type Claim struct {
 	id     string
 }
 
+// Decay is a tier move absence decay made: a player who sat out Absent
+// periods joined Period one or more tiers below the tier they held.
+// join.lua records it in the claims stream with the placement; the claims
+// recorder copies it to the Store.
+type Decay struct {
+	League string
+	Player string
+	Period time.Time // start of the period the join placed them in
+	From   string    // the tier they held (their last period's outcome)
+	To     string    // the tier decay gave them
+	Absent int       // periods sat out
+	At     time.Time // Redis's clock at the join
+	id     string
+}
+
+// CheckDecays refuses what no store records: a decay without its league,
+// player, tiers or period, or one of no absence.
+func CheckDecays(decays []Decay) error {
+	for i, d := range decays {
+		what := func(f string) string { return "decays[" + strconv.Itoa(i) + "]." + f }
+		switch {
+		case d.League == "":
+			return fieldError(what("league"), "must not be empty")
+		case d.Player == "":
+			return fieldError(what("player"), "must not be empty")
+		case d.From == "" || d.To == "":
+			return fieldError(what("from"), "from and to must not be empty")
+		case d.Period.IsZero():
+			return fieldError(what("period"), "must not be zero")
+		case d.Absent < 1:
+			return fieldError(what("absent"), "%d is not a number of periods sat out", d.Absent)
+		}
+	}
+	return nil
+}
+
+// JoinRecords are what joins left in the claims stream for the store:
+// reward deliveries and decays.
+type JoinRecords struct {
+	Claims []Claim
+	Decays []Decay
+	ids    []string // every entry read: acknowledged once both are stored
+}
+
+// Len is how many records r holds.
+func (r JoinRecords) Len() int { return len(r.Claims) + len(r.Decays) }
+
 const claimsGroup = "recorder"
 
-// ReadClaims returns up to count claims not yet acknowledged: first this
-// consumer's own (read before, and not stored: the store failed), then those
-// another consumer took more than a minute ago without acknowledging (it
-// died), then new ones, waiting up to block for them. Acknowledge each once
-// it is stored.
-func (e *Engine) ReadClaims(ctx context.Context, leagueID, consumer string, count int, block time.Duration) ([]Claim, error) {
+// ReadJoinRecords returns up to count records not yet acknowledged: first
+// this consumer's own (read before, and not stored: the store failed), then
+// those another consumer took more than a minute ago without acknowledging
+// (it died), then new ones, waiting up to block for them. Acknowledge them
+// once stored (AckJoinRecords).
+func (e *Engine) ReadJoinRecords(ctx context.Context, leagueID, consumer string, count int, block time.Duration) (JoinRecords, error) {
 	lv, err := e.live(leagueID)
 	if err != nil {
-		return nil, err
+		return JoinRecords{}, err
 	}
 	stream := lv.keys.claims()
 	err = e.rdb.XGroupCreateMkStream(ctx, stream, claimsGroup, "0").Err()
 	if err != nil && !redis.HasErrorPrefix(err, "BUSYGROUP") {
-		return nil, internal("claims", err)
+		return JoinRecords{}, internal("claims", err)
 	}
 	// from "0": this consumer's pending entries, at once; from ">": new
 	// ones, waiting up to block.
@@ -66,45 +113,63 @@ func (e *Engine) ReadClaims(ctx context.Context, leagueID, consumer string, coun
 		msgs, err = read(">", block)
 	}
 	if err != nil && err != redis.Nil {
-		return nil, internal("claims", err)
+		return JoinRecords{}, internal("claims", err)
 	}
-	out := make([]Claim, 0, len(msgs))
-	var empty []Claim
+	var out, empty JoinRecords
 	for _, m := range msgs {
-		c := Claim{League: lv.ID, id: m.ID}
-		c.Player, _ = m.Values["player"].(string)
-		c.Earned = unixField(m.Values["earned"], time.Second)
-		c.Period = unixField(m.Values["period"], time.Second)
-		c.At = unixField(m.Values["at"], time.Millisecond)
-		var r Reward
-		if js, _ := m.Values["items"].(string); json.Unmarshal([]byte(js), &r) == nil {
-			c.Tier, c.Rank, c.Items = r.Tier, r.Rank, r.Items
-		}
-		if c.Player == "" || c.Earned.IsZero() {
-			// Deleted from the stream while pending, or not join.lua's: no
-			// claim to record, and the store would refuse the batch with it
-			// every time, holding up the claims behind it.
-			empty = append(empty, c)
+		if d, ok := decayOf(lv.ID, m); ok {
+			out.Decays = append(out.Decays, d)
+		} else if c, ok := claimOf(lv.ID, m); ok {
+			out.Claims = append(out.Claims, c)
+		} else {
+			// Deleted from the stream while pending, or not join.lua's:
+			// nothing to record, and the store would refuse the batch
+			// with it every time, holding up the records behind it.
+			empty.ids = append(empty.ids, m.ID)
 			continue
 		}
-		out = append(out, c)
+		out.ids = append(out.ids, m.ID)
 	}
-	return out, e.AckClaims(ctx, leagueID, empty)
+	return out, e.AckJoinRecords(ctx, leagueID, empty)
 }
 
-// AckClaims acknowledges stored claims and removes them from the stream.
-func (e *Engine) AckClaims(ctx context.Context, leagueID string, claims []Claim) error {
+// claimOf reads a reward delivery of the claims stream.
+func claimOf(leagueID string, m redis.XMessage) (Claim, bool) {
+	c := Claim{League: leagueID, id: m.ID}
+	c.Player, _ = m.Values["player"].(string)
+	c.Earned = unixField(m.Values["earned"], time.Second)
+	c.Period = unixField(m.Values["period"], time.Second)
+	c.At = unixField(m.Values["at"], time.Millisecond)
+	var r Reward
+	if js, _ := m.Values["items"].(string); json.Unmarshal([]byte(js), &r) == nil {
+		c.Tier, c.Rank, c.Items = r.Tier, r.Rank, r.Items
+	}
+	return c, c.Player != "" && !c.Earned.IsZero()
+}
+
+// decayOf reads a decay of the claims stream.
+func decayOf(leagueID string, m redis.XMessage) (Decay, bool) {
+	d := Decay{League: leagueID, id: m.ID}
+	d.Player, _ = m.Values["player"].(string)
+	d.From, _ = m.Values["decay_from"].(string)
+	d.To, _ = m.Values["decay_to"].(string)
+	absent, _ := m.Values["absent"].(string)
+	d.Absent, _ = strconv.Atoi(absent)
+	d.Period = unixField(m.Values["period"], time.Second)
+	d.At = unixField(m.Values["at"], time.Millisecond)
+	return d, d.Player != "" && d.From != "" && d.To != "" && !d.Period.IsZero()
+}
+
+// AckJoinRecords acknowledges stored records and removes them from the
+// stream.
+func (e *Engine) AckJoinRecords(ctx context.Context, leagueID string, r JoinRecords) error {
 	lv, err := e.live(leagueID)
-	if err != nil || len(claims) == 0 {
+	if err != nil || len(r.ids) == 0 {
 		return err
 	}
-	ids := make([]string, len(claims))
-	for i, c := range claims {
-		ids[i] = c.id
-	}
 	pipe := e.rdb.Pipeline()
-	pipe.XAck(ctx, lv.keys.claims(), claimsGroup, ids...)
-	pipe.XDel(ctx, lv.keys.claims(), ids...)
+	pipe.XAck(ctx, lv.keys.claims(), claimsGroup, r.ids...)
+	pipe.XDel(ctx, lv.keys.claims(), r.ids...)
 	_, err = pipe.Exec(ctx)
 	return internal("ack claims", err)
 }

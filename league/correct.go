@@ -192,7 +192,7 @@ func (e *Engine) Correct(ctx context.Context, store CorrectionStore, req Correct
 		return Correction{}, Errorf(Conflict, "the settlement of league %q period %s is %s, not done: correct it once settled",
 			lv.ID, p.ID(), set.Status)
 	}
-	ladder, err := e.periodLadder(ctx, lv, p.Start.Unix())
+	ladder, err := e.correctionLadder(ctx, lv, set)
 	if err != nil {
 		return Correction{}, err
 	}
@@ -221,6 +221,19 @@ func (e *Engine) Correct(ctx context.Context, store CorrectionStore, req Correct
 	}
 	c.Status = CorrectionApplied
 	return c, nil
+}
+
+// correctionLadder is the ladder a correction re-decides a settled period
+// under: the rules its settlement recorded in the store (as verify reads
+// them), which no config change since can alter; for a period settled
+// before the store kept them, the rules Redis recorded for it, or the
+// configured ones once Redis's retention has dropped the period.
+func (e *Engine) correctionLadder(ctx context.Context, lv *live, set Settlement) (*tiers.Ladder, error) {
+	if set.Rules == "" {
+		return e.periodLadder(ctx, lv, set.Period.Unix())
+	}
+	ladder, _, err := VerifyLadder(set, lv.Ladder)
+	return ladder, err
 }
 
 // WithCorrectionFault makes a correction end at a step after the store's

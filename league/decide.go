@@ -122,6 +122,18 @@ func moveOf(o tiers.Outcome) Move {
 	return Stayed
 }
 
+// MoveBetween names the move from tier before to tier after on the
+// league's ladder; "" when either is not one of its tiers (a tier a later
+// config dropped).
+func (l *League) MoveBetween(before, after string) Move {
+	b, ok1 := l.Ladder.Index(before)
+	a, ok2 := l.Ladder.Index(after)
+	if !ok1 || !ok2 {
+		return ""
+	}
+	return moveOf(tiers.Outcome{TierBefore: b, TierAfter: a})
+}
+
 // add counts an outcome of the tier.
 func (c *TierCount) add(o tiers.Outcome) {
 	c.Players++

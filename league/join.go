@@ -115,6 +115,7 @@ type decision struct {
 	earned  int64 // start of the period the rewards are from, 0 for none
 	rewards string
 	rules   string // fingerprint of the ladder rules the board was read under; "" if none was
+	decay   *Decay // the tier move absence decay made, recorded with the placement; nil if none
 }
 
 func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req JoinRequest, d *decision) ([]any, error) {
@@ -130,6 +131,7 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 		lv.BoardSize, pk.SlotBits, pk.TimeBits, pk.Unit,
 		lv.code[lv.entry], prev.Start.Unix(), decay,
 		"", "", "", "", lv.epoch, "", string(lv.Operator), "",
+		"", "", "",
 	}
 	if lv.JoinCutoff > 0 && e.now().Before(p.Start) {
 		// a join in the cutoff: p is the next period, opened early
@@ -139,6 +141,9 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 		args[13], args[14], args[18] = d.tier, d.from, d.rules
 		if d.earned != 0 {
 			args[15], args[16] = d.earned, d.rewards
+		}
+		if d.decay != nil {
+			args[21], args[22], args[23] = d.decay.From, d.decay.To, d.decay.Absent
 		}
 	}
 	return e.run.Run(ctx, scripts.Join, false, []string{
@@ -199,11 +204,11 @@ func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, player stri
 			_, fp = lv.ladderAt(rec.start)
 		}
 	}
-	tier, reward, err := e.resolve(ctx, lv, ladder, player, rec, look, reply[5].(int64), p)
+	tier, reward, decay, err := e.resolve(ctx, lv, ladder, player, rec, look, reply[5].(int64), p)
 	if err != nil {
 		return nil, err
 	}
-	d := &decision{tier: lv.code[tier], from: raw, rules: fp}
+	d := &decision{tier: lv.code[tier], from: raw, rules: fp, decay: decay}
 	if reward != nil {
 		js, err := json.Marshal(reward)
 		if err != nil {
@@ -222,13 +227,13 @@ func (e *Engine) decideJoin(ctx context.Context, lv *live, p Period, player stri
 //
 // A record naming a tier this config does not have (another process's newer
 // config added it) is refused: deciding without that tier would drop the
-// player to another.
+// player to another. The Decay is the move absence decay made, if any.
 func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, player string, rec record, look lookup,
-	settled int64, p Period) (int, *Reward, error) {
+	settled int64, p Period) (int, *Reward, *Decay, error) {
 	for _, code := range []int{rec.tier, rec.next} {
 		if _, known := lv.index[code]; !known && code != noTier {
 			tier, _ := e.tierID(ctx, lv, code)
-			return 0, nil, lv.unknownTier(player, tier)
+			return 0, nil, nil, lv.unknownTier(player, tier)
 		}
 	}
 	played := lv.index[rec.tier]
@@ -261,11 +266,15 @@ func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, pl
 		}
 		absent, err := e.absence(ctx, lv, from, p)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
-		tier = lv.Ladder.AfterAbsence(tier, absent, lv.DecayAfter)
+		if after := lv.Ladder.AfterAbsence(tier, absent, lv.DecayAfter); after != tier {
+			decay := &Decay{League: lv.ID, Player: player, Period: p.Start, From: lv.Ladder.Tier(tier).ID,
+				To: lv.Ladder.Tier(after).ID, Absent: absent}
+			return after, reward, decay, nil
+		}
 	}
-	return tier, reward, nil
+	return tier, reward, nil, nil
 }
 
 // placement builds the result of a {0|1, tier, n, rewards} reply.

@@ -30,7 +30,7 @@ import (
 //	<ns>:{L}:q:<request id> string the stored result of a score write, for the idempotency window
 //	<ns>:{L}:q:<scope>:<request id>  the same, of a caller with a name (ScoreWrite.Scope;
 //	                               internal/keyspace.Request)
-//	<ns>:{L}:x              stream reward claims waiting to be recorded in Postgres
+//	<ns>:{L}:x              stream reward claims and decays waiting to be recorded in Postgres
 //	<ns>:{L}:m:<S>          hash   players an operator took off period S's boards (moderate.go):
 //	                               player -> <state>:<tier code>:<packed score>
 //	<ns>:{L}:ban            hash   banned players: player -> when the ban ends (Unix ms)

@@ -37,8 +37,8 @@ func TestJoinDecidesAgainUnderRulesRecordedMeanwhile(t *testing.T) {
 		t.Cleanup(func() { hooked.Close() })
 		var fired atomic.Bool
 		hooked.AddHook(recordBefore{decision: func(cmd redis.Cmder) bool {
-			args := cmd.Args() // evalsha, sha, 9 keys, then 21 ARGV: ARGV[14] is the decided tier
-			return len(args) == 3+9+21 && args[0] == "evalsha" && args[3+9+13] != ""
+			args := cmd.Args() // evalsha, sha, 9 keys, then 24 ARGV: ARGV[14] is the decided tier
+			return len(args) == 3+9+24 && args[0] == "evalsha" && args[3+9+13] != ""
 		}, run: func(ctx context.Context) {
 			if !fired.Swap(true) {
 				f.rdb.HSet(ctx, counters, "ladder", other.Fingerprint())

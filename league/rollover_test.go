@@ -209,10 +209,13 @@ func TestRolloverBeforeSettlement(t *testing.T) {
 		}
 
 		// Every delivery is in the claims stream exactly once.
-		claims, err := f.engine.ReadClaims(f.ctx, "weekly", "test", 100, time.Millisecond)
-		testsvc.Must(t, err, "ReadClaims")
+		read, err := f.engine.ReadJoinRecords(f.ctx, "weekly", "test", 100, time.Millisecond)
+		testsvc.Must(t, err, "ReadJoinRecords")
 		seen := map[string]int{}
-		for _, c := range claims {
+		if len(read.Decays) != 0 {
+			t.Fatalf("decays %+v in a league without decay", read.Decays)
+		}
+		for _, c := range read.Claims {
 			if c.Rank == 0 || len(c.Items) != 1 {
 				t.Fatalf("claim %+v", c)
 			}
@@ -248,22 +251,22 @@ func TestRolloverBeforeSettlement(t *testing.T) {
 		// holds no claim (deleted while pending) is dropped, not returned.
 		stream := f.ns + ":{weekly}:x"
 		bad := f.rdb.XAdd(f.ctx, &redis.XAddArgs{Stream: stream, Values: []any{"player", ""}}).Val()
-		extra, err := f.engine.ReadClaims(f.ctx, "weekly", "other", 100, time.Millisecond) // takes the bad one
-		testsvc.Must(t, err, "ReadClaims of the bad entry")
-		reread, err := f.engine.ReadClaims(f.ctx, "weekly", "test", 100, time.Millisecond)
-		testsvc.Must(t, err, "ReadClaims again")
-		if len(extra) != 0 || len(reread) != len(claims) {
-			t.Fatalf("a read of an empty entry: %d claims; the unacknowledged claims read again: %d, want %d", len(extra), len(reread), len(claims))
+		extra, err := f.engine.ReadJoinRecords(f.ctx, "weekly", "other", 100, time.Millisecond) // takes the bad one
+		testsvc.Must(t, err, "ReadJoinRecords of the bad entry")
+		reread, err := f.engine.ReadJoinRecords(f.ctx, "weekly", "test", 100, time.Millisecond)
+		testsvc.Must(t, err, "ReadJoinRecords again")
+		if extra.Len() != 0 || reread.Len() != read.Len() {
+			t.Fatalf("a read of an empty entry: %d records; the unacknowledged records read again: %d, want %d", extra.Len(), reread.Len(), read.Len())
 		}
 		if pending := f.rdb.XPendingExt(f.ctx, &redis.XPendingExtArgs{Stream: stream, Group: "recorder", Start: bad, End: bad, Count: 1}).Val(); len(pending) != 0 {
 			t.Fatalf("the empty entry is still pending: %+v", pending)
 		}
-		testsvc.Must(t, f.engine.AckClaims(f.ctx, "weekly", claims), "AckClaims")
+		testsvc.Must(t, f.engine.AckJoinRecords(f.ctx, "weekly", read), "AckJoinRecords")
 		prune("test", 1) // "other", holding nothing; "test" kept by name
-		claims, err = f.engine.ReadClaims(f.ctx, "weekly", "test", 100, time.Millisecond)
-		testsvc.Must(t, err, "ReadClaims")
-		if len(claims) != 0 {
-			t.Fatalf("%d claims left after ack", len(claims))
+		read, err = f.engine.ReadJoinRecords(f.ctx, "weekly", "test", 100, time.Millisecond)
+		testsvc.Must(t, err, "ReadJoinRecords")
+		if read.Len() != 0 {
+			t.Fatalf("%d records left after ack", read.Len())
 		}
 		prune("nobody", 1) // "test", nothing pending now
 	})

@@ -49,6 +49,11 @@ type Store interface {
 	// RecordClaims records reward deliveries. Recording one twice changes
 	// nothing; a claim may arrive before its reward is written.
 	RecordClaims(ctx context.Context, claims []Claim) error
+	// RecordDecays records the tier moves absence decay made at joins, each
+	// with a player.decayed event. Recording one twice (same league,
+	// period and player: a join places a player once a period) changes
+	// nothing.
+	RecordDecays(ctx context.Context, decays []Decay) error
 
 	// Profile returns a player's current tier, last period played and
 	// their last `limit` periods, newest first; NotFound for a player no

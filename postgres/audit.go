@@ -88,32 +88,9 @@ func (s *Store) Actions(ctx context.Context, q league.AuditQuery) ([]league.Acti
 		where = append(where, fmt.Sprintf("(id_ms, id_seq) < ($%d, $%d)", len(args)-1, len(args)))
 	}
 	args = append(args, q.Limit)
-	rows, _ := s.pool.Query(ctx, `SELECT league, id_ms, id_seq, at, actor, action, player, period_start, reason,
-			state_before, state_after, score_before, score_after, banned_until_before, banned_until_after
-		FROM admin_actions WHERE `+strings.Join(where, " AND ")+`
+	rows, _ := s.pool.Query(ctx, `SELECT `+actionColumns+` FROM admin_actions a WHERE `+strings.Join(where, " AND ")+`
 		ORDER BY id_ms DESC, id_seq DESC LIMIT $`+strconv.Itoa(len(args)), args...)
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (league.Action, error) {
-		var (
-			a                         league.Action
-			ms, seq                   int64
-			kind, before, after       string
-			period, banBefore, banAft *time.Time
-			scoreBefore, scoreAfter   *int64
-		)
-		err := r.Scan(&a.League, &ms, &seq, &a.At, &a.Actor, &kind, &a.Player, &period, &a.Reason,
-			&before, &after, &scoreBefore, &scoreAfter, &banBefore, &banAft)
-		a.ID = strconv.FormatInt(ms, 10) + "-" + strconv.FormatInt(seq, 10)
-		a.At, a.Action, a.Period = a.At.UTC(), league.ModAction(kind), utc(period)
-		a.Before = league.PlayerState{Board: league.BoardState(before), BannedUntil: utc(banBefore)}
-		a.After = league.PlayerState{Board: league.BoardState(after), BannedUntil: utc(banAft)}
-		if scoreBefore != nil {
-			a.Before.Score = *scoreBefore
-		}
-		if scoreAfter != nil {
-			a.After.Score = *scoreAfter
-		}
-		return a, err
-	})
+	out, err := pgx.CollectRows(rows, scanAction)
 	if err != nil {
 		return nil, storeError("actions", err)
 	}
@@ -121,4 +98,32 @@ func (s *Store) Actions(ctx context.Context, q league.AuditQuery) ([]league.Acti
 		out = []league.Action{}
 	}
 	return out, nil
+}
+
+// actionColumns are the columns scanAction reads, of admin_actions a.
+const actionColumns = `a.league, a.id_ms, a.id_seq, a.at, a.actor, a.action, a.player, a.period_start, a.reason,
+	a.state_before, a.state_after, a.score_before, a.score_after, a.banned_until_before, a.banned_until_after`
+
+// scanAction reads a row of actionColumns.
+func scanAction(r pgx.CollectableRow) (league.Action, error) {
+	var (
+		a                         league.Action
+		ms, seq                   int64
+		kind, before, after       string
+		period, banBefore, banAft *time.Time
+		scoreBefore, scoreAfter   *int64
+	)
+	err := r.Scan(&a.League, &ms, &seq, &a.At, &a.Actor, &kind, &a.Player, &period, &a.Reason,
+		&before, &after, &scoreBefore, &scoreAfter, &banBefore, &banAft)
+	a.ID = strconv.FormatInt(ms, 10) + "-" + strconv.FormatInt(seq, 10)
+	a.At, a.Action, a.Period = a.At.UTC(), league.ModAction(kind), utc(period)
+	a.Before = league.PlayerState{Board: league.BoardState(before), BannedUntil: utc(banBefore)}
+	a.After = league.PlayerState{Board: league.BoardState(after), BannedUntil: utc(banAft)}
+	if scoreBefore != nil {
+		a.Before.Score = *scoreBefore
+	}
+	if scoreAfter != nil {
+		a.After.Score = *scoreAfter
+	}
+	return a, err
 }

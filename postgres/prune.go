@@ -20,8 +20,8 @@ import (
 //   - the settlement row, once none of its period's rows are left (Restore
 //     finds a player's latest outcome through it).
 //
-// Standings (each player's tier), the admin audit and periods not settled
-// to the end are never touched. Each statement deletes at most q.Batch rows
+// Standings (each player's tier), the admin audit, decays, corrections and
+// periods not settled to the end are never touched. Each statement deletes at most q.Batch rows
 // and commits on its own: a prune holds no lock for long, settlements go
 // on beside it, and one stopped halfway leaves nothing half done that the
 // next run does not finish.

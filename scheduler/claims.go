@@ -16,8 +16,8 @@ const (
 	pruneIdle  = time.Hour
 )
 
-// recordClaims copies the league's reward claims from Redis's claims stream
-// to the store. Redis decides a claim atomically at the join; the store's
+// recordClaims copies the league's reward claims (and absence decays) from
+// Redis's claims stream to the store. Redis decides a claim atomically at the join; the store's
 // copy is the record of "claimed when and at which join". Every replica runs
 // one consumer of the stream's group: each claim reaches one of them, and a
 // claim taken by a consumer that died is taken over after a minute.
@@ -101,17 +101,22 @@ func (s *Scheduler) resumeCorrections(ctx context.Context, id string) {
 	}
 }
 
-// recordClaimsOnce moves one batch of claims; it waits up to block for new
-// ones and returns how many it recorded.
+// recordClaimsOnce moves one batch of claims and decays; it waits up to
+// block for new ones and returns how many it recorded.
 func (s *Scheduler) recordClaimsOnce(ctx context.Context, id, consumer string, block time.Duration) (int, error) {
-	claims, err := s.engine.ReadClaims(ctx, id, consumer, 500, block)
-	if err != nil || len(claims) == 0 {
+	read, err := s.engine.ReadJoinRecords(ctx, id, consumer, 500, block)
+	if err != nil || read.Len() == 0 {
 		return 0, err
 	}
-	if err := s.store.RecordClaims(ctx, claims); err != nil {
+	// Two writes, each idempotent: a crash between them leaves both read
+	// again and recorded once.
+	if err := s.store.RecordClaims(ctx, read.Claims); err != nil {
 		return 0, err
 	}
-	return len(claims), s.engine.AckClaims(ctx, id, claims)
+	if err := s.store.RecordDecays(ctx, read.Decays); err != nil {
+		return 0, err
+	}
+	return read.Len(), s.engine.AckJoinRecords(ctx, id, read)
 }
 
 // RecordClaims copies every reward claim waiting in Redis to the store now

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/postgres"
+	"github.com/league-engine/league/tiers"
 )
 
 // correctionFixture settles a week of one bronze board of eleven on
@@ -165,6 +169,29 @@ func correctRemove(t *testing.T, killAt string) {
 		t.Errorf("bronze counts: got %+v, want 10 players, 2 promoted, 3 rewarded, 1 moderated", b)
 	}
 
+	// The audit trail: p2's outcome as corrected, and the correction that
+	// promoted them; one correction entry for each of the 11 players
+	// changed.
+	page, err := pg.Trail(f.ctx, league.TrailQuery{League: "weekly", Player: "p2", Limit: 10})
+	testsvc.Must(t, err, "Trail")
+	if kinds := kindsOf(page.Entries); len(kinds) != 3 || kinds[0] != league.TrailCorrection {
+		t.Fatalf("p2's trail: %v, want the correction, the reward and the outcome", kinds)
+	}
+	if e := page.Entries[0]; e.TierBefore != "bronze" || e.TierAfter != "silver" || e.Move != league.Promoted ||
+		e.Correction == nil || e.Correction.Player != "cheat" || e.Correction.Action != league.CorrectRemove ||
+		e.Correction.Reason != "speed hack" || e.Correction.Status != league.CorrectionApplied ||
+		e.Change == nil || e.Change.Before.Rank != 3 || e.Change.After.Rank != 2 {
+		t.Errorf("p2's correction in the trail: %+v (change %+v)", e, e.Change)
+	}
+	if e := page.Entries[2]; e.Kind != league.TrailSettlement || e.TierAfter != "silver" || e.Rank != 2 {
+		t.Errorf("p2's outcome in the trail, as corrected: %+v", e)
+	}
+	page, err = pg.Trail(f.ctx, league.TrailQuery{League: "weekly", Period: week.Start, Limit: 1000})
+	testsvc.Must(t, err, "Trail")
+	if n := len(slices.DeleteFunc(page.Entries, func(e league.TrailEntry) bool { return e.Kind != league.TrailCorrection })); n != 11 {
+		t.Errorf("the week's trail has %d correction entries, want 11", n)
+	}
+
 	// Redis: the next joins see the corrected tiers and rewards.
 	for p, w := range map[string]struct {
 		tier string
@@ -281,5 +308,33 @@ func TestCorrectConcurrent(t *testing.T) {
 	}
 	if got, want := correctedCounts(f, pg, week), "11 correction.applied events, 1 corrections, 2 revocations, 3 rewards"; got != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// TestCorrectUnderRecordedRules: a correction re-decides the period under
+// the rules its settlement recorded in Postgres, though Redis's retention
+// has dropped the period (and the rules it recorded there) and the config
+// promotes more since.
+func TestCorrectUnderRecordedRules(t *testing.T) {
+	f, pg, week := correctionFixture(t)
+	testsvc.Must(t, f.rdb.Del(f.ctx, fmt.Sprintf("%s:{weekly}:c:%d", f.ns, week.Start.Unix())).Err(), "drop the period's counters")
+	tiersNow := ladder(t).Tiers()
+	tiersNow[0].Promote = 5000 // bronze promotes half its board now
+	changed, err := tiers.NewLadder(tiersNow)
+	testsvc.Must(t, err, "NewLadder")
+	f.league.Ladder = changed
+	testsvc.Must(t, f.league.Init(), "Init")
+	f.engine = f.open()
+
+	_, err = f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "cheat",
+		Action: league.CorrectRemove, Reason: "speed hack", Actor: "ops"})
+	testsvc.Must(t, err, "Correct")
+	var promoted []string
+	rows, _ := pg.Pool().Query(f.ctx, `SELECT player FROM outcomes WHERE league = 'weekly' AND period_start = $1 AND tier_after = 'silver'
+		ORDER BY rank`, week.Start)
+	promoted, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	testsvc.Must(t, err, "outcomes")
+	if !slices.Equal(promoted, []string{"p1", "p2"}) { // 20% of the 10 left, as recorded; not half
+		t.Fatalf("promoted after the correction: %v, want p1 and p2 (the recorded rules)", promoted)
 	}
 }

@@ -10,7 +10,8 @@
 --                              'op:<Q>' = Q's score operator (kept out of the counters,
 --                              which versions before it read as tier counts)
 -- KEYS[6] -> <ns>:{L}:periods periods holding players, to settle
--- KEYS[7] -> <ns>:{L}:x       claims stream, recorded in Postgres later
+-- KEYS[7] -> <ns>:{L}:x       claims stream, recorded in Postgres later: reward
+--                              deliveries, and tier moves by absence decay
 -- KEYS[8] -> <ns>:{L}:played  starts of the latest periods anyone joined
 -- KEYS[9] -> <ns>:{L}:ban     banned players: player -> when the ban ends (ms; moderate.lua)
 -- ARGV[1]  -> now in ms, or '' for Redis TIME
@@ -32,6 +33,9 @@
 -- ARGV[20] -> the caller's score operator, recorded as the period's by its first join
 -- ARGV[21] -> with a join_cutoff, the instant (ms) from which joins go to Q though it has
 --             not started ('': Q's start); ARGV[12] is then the period still running
+-- ARGV[22] -> with ARGV[14], when absence decay lowered the tier decided: the tier id
+--             before decay ('' for none); ARGV[23] -> the tier id after;
+--             ARGV[24] -> how many periods the player sat out
 --
 -- Also writes keys of the league's hash tag it finds from the above: Q's board and
 -- names, and with ARGV[14] the counters of the record's period ('ladder', 'closed').
@@ -219,6 +223,12 @@ local packed = tie_bits(math.max(now, qs * 1000), qe, tonumber(ARGV[10]), tonumb
 redis.call('ZADD', bk, packed, player)
 redis.call('HSET', nk, player, profile)
 redis.call('HSET', KEYS[2], player, rec_encode(qs, tier, n, NO_TIER))
+
+if ARGV[22] ~= '' then
+  -- The decay happens with the placement, so its record does too.
+  redis.call('XADD', KEYS[7], '*', 'player', player, 'period', qs, 'at', now,
+    'decay_from', ARGV[22], 'decay_to', ARGV[23], 'absent', ARGV[24])
+end
 
 local rewards = ''
 if #delivered > 0 then

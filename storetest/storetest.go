@@ -48,6 +48,8 @@ func Run(t *testing.T, newStore func(t *testing.T) league.Store) {
 
 		{"RecordClaims", testRecordClaims},
 		{"RecordClaimsBeforeReward", testRecordClaimsBeforeReward},
+		{"RecordDecays", testRecordDecays},
+		{"RecordDecaysBadInput", testRecordDecaysBadInput},
 
 		{"Profile", testProfile},
 		{"Populations", testPopulations},

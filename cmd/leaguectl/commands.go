@@ -65,6 +65,8 @@ var commands = []command{
 		`leaguectl unban -league weekly -player bob -reason "appeal granted"`, moderation(league.Unban)},
 	{"audit", "print the admin actions, newest first (REDIS_URL, DATABASE_URL)",
 		"leaguectl audit -league weekly -player bob -limit 50", audit},
+	{"trail", "print the audit trail of a player or a period: tier moves and their causes, rewards, claims, admin actions (REDIS_URL, DATABASE_URL)",
+		"leaguectl trail -league weekly -player bob -limit 50", trail},
 	{"moderated", "list the players taken off a period's boards (REDIS_URL)",
 		"leaguectl moderated -league weekly -o json", offBoards},
 	{"events dead", "each webhook's delivery progress, then its dead events (DATABASE_URL)",

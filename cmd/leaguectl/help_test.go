@@ -31,7 +31,7 @@ func runJSON(t *testing.T, args ...string) map[string]any {
 
 // dataCommands are the commands that print data: each must take -o.
 var dataCommands = []string{"config check", "preview", "board", "player", "leaderboard", "limits", "simulate", "held",
-	"audit", "moderated", "events dead", "version", "restore", "settle", "prune", "hide", "unhide", "remove", "set-score", "ban", "unban",
+	"audit", "trail", "moderated", "events dead", "version", "restore", "settle", "prune", "hide", "unhide", "remove", "set-score", "ban", "unban",
 	"prefill", "import", "migrate", "events replay"}
 
 // TestHelpEveryCommand: every command answers -h and `help <command>` with
