@@ -52,6 +52,9 @@ func (br boardReply) appendJSON(b []byte) ([]byte, error) {
 	b = appendStringField(b, "board", bd.ID.String(), false)
 	b = appendStringField(b, "tier", bd.ID.Tier, false)
 	b = appendStringField(b, "source", sourceLive, false)
+	if bd.MergedWith != nil {
+		b = appendStringField(b, "merged_with", bd.MergedWith.String(), false)
+	}
 	b = append(b, `,"entries":[`...)
 	for i, e := range bd.Entries {
 		if i > 0 {

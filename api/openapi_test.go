@@ -142,6 +142,8 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 		f.do("GET", "/v1/admin/leagues/weekly/audit"+c.query, "", c.key)
 	}
 	f.do("GET", "/v1/admin/leagues/nope/audit", "", adminKey)
+	f.must("GET", "/v1/admin/leagues/weekly/trail?player=bob", "")
+	f.do("GET", "/v1/admin/leagues/weekly/trail", "", adminKey) // neither player nor period: 400
 	if w := f.do("POST", "/v1/leagues/weekly/scores", `{"player_id":"bob","value":1}`, gameKey); w.Code != http.StatusForbidden {
 		t.Errorf("write of a removed player: status %d, want 403", w.Code)
 	}

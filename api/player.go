@@ -27,6 +27,9 @@ type standingBody struct {
 	BoardSize int     `json:"board_size"`
 	Gap       int64   `json:"gap"`
 	Zone      *string `json:"zone"`
+	// MergedWith is present while the player's board is decided with
+	// another (min_board_size): zone is that merged ranking's.
+	MergedWith *string `json:"merged_with,omitempty"`
 	// Moderation is present when an operator took the player off their
 	// board (hidden, removed, banned): rank 0, zone null.
 	Moderation league.BoardState `json:"moderation,omitempty"`
@@ -40,6 +43,10 @@ func newStandingBody(st league.Standing) standingBody {
 	if st.Joined {
 		board, zone := st.Board.String(), st.Zone.String()
 		b.Board, b.Zone = &board, &zone
+		if st.MergedWith != nil {
+			m := st.MergedWith.String()
+			b.MergedWith = &m
+		}
 	}
 	if st.Moderation != "" {
 		b.Zone, b.Moderation = nil, st.Moderation

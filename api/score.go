@@ -69,7 +69,8 @@ func (s *Server) countGuards(leagueID string, res league.ScoreResult, err error)
 }
 
 // scoreReply is the reply of a score write:
-// {"league","period","tier","board","score","rank","board_size","zone","replayed"}.
+// {"league","period","tier","board","score","rank","board_size","zone","replayed"}, with "merged_with"
+// while the board is decided with another (min_board_size).
 type scoreReply struct {
 	league string
 	res    league.ScoreResult
@@ -95,6 +96,9 @@ func appendScoreFields(b []byte, leagueID string, res league.ScoreResult, first 
 	b = appendIntField(b, "rank", int64(res.Rank))
 	b = appendIntField(b, "board_size", int64(res.BoardSize))
 	b = appendStringField(b, "zone", res.Zone.String(), false)
+	if res.MergedWith != nil {
+		b = appendStringField(b, "merged_with", res.MergedWith.String(), false)
+	}
 	if h := res.Held; h != nil {
 		b = appendKey(b, "held", false)
 		b = strconv.AppendInt(appendKey(append(b, '{'), "id", true), h.ID, 10)

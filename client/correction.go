@@ -57,6 +57,9 @@ type CorrectedSide struct {
 	TierAfter string `json:"tier_after"`
 	Move      string `json:"move"`
 	Rewards   []Item `json:"rewards"`
+	// DecidedRank is the rank the outcome was decided at when not Rank
+	// (a board merged with another: min_board_size).
+	DecidedRank int `json:"decided_rank,omitempty"`
 }
 
 // Correct zeroes or removes a player of a settled period and re-decides

@@ -51,16 +51,19 @@ type ScoreWrite struct {
 
 // ScoreResult is the player's position after a write.
 type ScoreResult struct {
-	League    string   `json:"league"`
-	Period    string   `json:"period"`
-	Tier      string   `json:"tier"`
-	Board     string   `json:"board"`
-	Score     int64    `json:"score"`
-	Rank      int      `json:"rank"`
-	BoardSize int      `json:"board_size"`
-	Zone      string   `json:"zone"` // promote, stay or demote
-	Held      *HeldRef `json:"held,omitempty"`
-	Replayed  bool     `json:"replayed"` // a retried request id: the first write's result
+	League    string `json:"league"`
+	Period    string `json:"period"`
+	Tier      string `json:"tier"`
+	Board     string `json:"board"`
+	Score     int64  `json:"score"`
+	Rank      int    `json:"rank"`
+	BoardSize int    `json:"board_size"`
+	Zone      string `json:"zone"` // promote, stay or demote
+	// MergedWith is set while the board is decided with another of its
+	// tier (min_board_size): Zone is that merged ranking's.
+	MergedWith string   `json:"merged_with,omitempty"`
+	Held       *HeldRef `json:"held,omitempty"`
+	Replayed   bool     `json:"replayed"` // a retried request id: the first write's result
 	// RequestID is the id the write was sent with (the caller's, or the
 	// one the client made). To retry a write yourself after the client gave
 	// up, give it a RequestID of your own and send it again with it.
@@ -97,7 +100,8 @@ type Standing struct {
 	BoardSize  int       `json:"board_size"`
 	Gap        int64     `json:"gap"` // to draw level with the player above
 	Zone       *string   `json:"zone"`
-	Moderation string    `json:"moderation,omitempty"` // hidden, removed or banned; empty when ranked
+	MergedWith string    `json:"merged_with,omitempty"` // as ScoreResult's
+	Moderation string    `json:"moderation,omitempty"`  // hidden, removed or banned; empty when ranked
 }
 
 // StandingResult is one player's standing in a Standings call: Err, or
@@ -140,6 +144,9 @@ type Board struct {
 	// Source says where the board was read: "live" (Redis) or "archive"
 	// (Postgres, after the league's retention dropped it from Redis).
 	Source string `json:"source"`
+	// MergedWith is set while the board is decided with another of its
+	// tier (min_board_size): the entries' zones are that merged ranking's.
+	MergedWith string `json:"merged_with,omitempty"`
 }
 
 // Entry is a player on a board.

@@ -116,6 +116,7 @@ type leagueFile struct {
 	IdempotencyWindow duration         `yaml:"idempotency_window"`
 	DecayAfter        int              `yaml:"decay_after"`
 	JoinCutoff        duration         `yaml:"join_cutoff"`
+	MinBoardSize      int              `yaml:"min_board_size"`
 	Buckets           *int             `yaml:"buckets"`
 	Tiers             []tierFile       `yaml:"tiers"`
 	Overrides         []overrideFile   `yaml:"overrides"`
@@ -135,6 +136,7 @@ type tierFile struct {
 	JumpTiers       int        `yaml:"jump_tiers"`
 	MinPromoteScore int64      `yaml:"min_promote_score"`
 	MinRewardScore  int64      `yaml:"min_reward_score"`
+	MinBoardSize    *int       `yaml:"min_board_size"` // nil: the league's
 	Rewards         []bandFile `yaml:"rewards"`
 }
 
@@ -290,6 +292,9 @@ func (lf leagueFile) build() (*league.League, error) {
 		if ts[i], err = tf.build(); err != nil {
 			return nil, fmt.Errorf("tiers[%d] (%s).%w", i, tf.ID, err)
 		}
+		if tf.MinBoardSize == nil {
+			ts[i].MinBoardSize = lf.MinBoardSize
+		}
 	}
 	ladder, err := tiers.NewLadder(ts)
 	if err != nil {
@@ -395,6 +400,9 @@ func (tf tierFile) build() (tiers.Tier, error) {
 	t := tiers.Tier{ID: tf.ID, Name: tf.ID, MinPromoteScore: tf.MinPromoteScore, MinRewardScore: tf.MinRewardScore,
 		PromoteCount: tf.PromoteCount, DemoteCount: tf.DemoteCount, PromoteAtLeast: tf.PromoteAtLeast,
 		DemoteAtLeast: tf.DemoteAtLeast, AtLeastFrom: tf.AtLeastFrom, JumpTop: tf.JumpTop, JumpBy: tf.JumpTiers}
+	if tf.MinBoardSize != nil {
+		t.MinBoardSize = *tf.MinBoardSize
+	}
 	if tf.Name != nil {
 		// Init checks the name (league.MaxTierNameLen); an empty one would
 		// pass it as unnamed, though name: "" is more likely a slip.

@@ -46,6 +46,10 @@ type Board struct {
 	Period  Period
 	ID      BoardID
 	Entries []Entry
+	// MergedWith is the board this one is decided with (min_board_size):
+	// the entries' zones are those of both boards' players ranked together.
+	// nil when decided alone.
+	MergedWith *BoardID
 }
 
 // Entry is one ranked player of a board.
@@ -104,13 +108,22 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 	}
 	b := Board{League: lv.ID, Period: period, ID: id, Entries: make([]Entry, len(zs))}
 	ladder, _ := lv.ladderAt(start)
+	m, partner, err := e.boardMerge(ctx, lv, ladder, start, idx, id.N)
+	if err != nil {
+		return Board{}, err
+	}
+	b.MergedWith = m.board(id.Tier)
 	for i, z := range zs {
 		player := z.Member.(string)
 		name, avatar, _ := strings.Cut(nm[player], profileSep)
 		score, _ := lv.Packing().Unpack(z.Score)
+		rank, size := i+1, len(zs)
+		if m.partner != 0 {
+			rank, size = rank+tiers.MergedAhead(partner, score, m.partner < id.N), size+len(partner)
+		}
 		b.Entries[i] = Entry{
 			Rank: i + 1, Player: player, Name: name, Avatar: avatar, Score: score,
-			Zone: ladder.Zone(idx, i+1, len(zs), score),
+			Zone: ladder.Zone(idx, rank, size, score),
 		}
 	}
 	return b, nil
@@ -182,6 +195,9 @@ type Standing struct {
 	// above; 0 at rank 1.
 	Gap  int64
 	Zone tiers.Zone
+	// MergedWith is the board the player's board is decided with
+	// (min_board_size; ScoreResult.MergedWith); nil when decided alone.
+	MergedWith *BoardID
 	// Earned, for a player who has not joined the current period, is the
 	// reward of their last period that a join would deliver, decided from
 	// its frozen board because settlement has not reached it yet (nil when
@@ -348,7 +364,11 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 		s.Gap = a - s.Score
 	}
 	ladder, _ := lv.ladderAt(p.Start.Unix())
-	s.Zone = ladder.Zone(idx, s.Rank, s.BoardSize, s.Score)
+	m, err := e.mergeOf(ctx, lv, ladder, p.Start.Unix(), idx, board, &s.Score)
+	if err != nil {
+		return Standing{}, err
+	}
+	s.Zone, s.MergedWith = ladder.Zone(idx, m.rank(s.Rank), m.size(s.BoardSize), s.Score), m.board(s.Tier)
 	return s, nil
 }
 

@@ -98,6 +98,24 @@ type CorrectedSide struct {
 	TierAfter string       `json:"tier_after"`
 	Move      Move         `json:"move"`
 	Rewards   []tiers.Item `json:"rewards,omitempty"`
+	// DecidedRank is the rank the outcome was decided at when not Rank: on
+	// a board merged with another (min_board_size), the merged rank, which
+	// its reward records.
+	DecidedRank int `json:"decided_rank,omitempty"`
+}
+
+// Reranked reports a reward kept as it was but earned at another rank
+// now (within its band): its record changes, not what it pays.
+func (c CorrectionChange) Reranked() bool {
+	return !c.Revoked && !c.Granted && c.After.Rewards != nil && c.Before.RewardRank() != c.After.RewardRank()
+}
+
+// RewardRank is the rank a reward of this outcome records.
+func (s CorrectedSide) RewardRank() int {
+	if s.DecidedRank != 0 {
+		return s.DecidedRank
+	}
+	return s.Rank
 }
 
 // RecordedOutcome is a player's outcome as the store recorded it, with
@@ -121,7 +139,7 @@ type CorrectionStore interface {
 	// CorrectionWritten, or CorrectionApplied when nothing needs Redis.
 	// fresh is false when c was recorded before: the recorded one is
 	// returned and nothing is written.
-	WriteCorrection(ctx context.Context, c Correction, decide func(board []RecordedOutcome) ([]CorrectionChange, error)) (got Correction, fresh bool, err error)
+	WriteCorrection(ctx context.Context, c Correction, decide func(board, partner []RecordedOutcome) ([]CorrectionChange, error)) (got Correction, fresh bool, err error)
 	// CorrectionApplied moves a written correction to CorrectionApplied,
 	// with its changes as Redis carried them (Claimed, Deferred).
 	CorrectionApplied(ctx context.Context, c Correction) error
@@ -198,8 +216,8 @@ func (e *Engine) Correct(ctx context.Context, store CorrectionStore, req Correct
 	}
 	req.League, req.Period = lv.ID, p.Start
 	c, _, err := store.WriteCorrection(ctx, Correction{CorrectionRequest: req, Status: CorrectionWritten},
-		func(board []RecordedOutcome) ([]CorrectionChange, error) {
-			return Redecide(ladder, board, req.Player, req.Action)
+		func(board, partner []RecordedOutcome) ([]CorrectionChange, error) {
+			return Redecide(ladder, board, partner, req.Player, req.Action)
 		})
 	if err != nil {
 		return Correction{}, err
@@ -255,9 +273,13 @@ func (e *Engine) correctionStep(step string) error {
 // the board's recorded outcomes, ranked 1..n. The board is ranked again by
 // score, the recorded ranks breaking ties, except that the corrected
 // player goes last among equal scores (a zeroed cheater takes no honest
-// player's place), and settled with ladder. It returns every player whose
-// outcome or reward differs, the corrected player always.
-func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, player string, action CorrectionAction) ([]CorrectionChange, error) {
+// player's place), and settled with ladder. partner, when the board is one
+// of its tier's last two boards, is the other one: when the ladder merges
+// them (min_board_size, tiers.Ladder.MergesLast, on the boards as they are
+// after the correction) the two are decided together, as settlement does.
+// It returns every player whose outcome or reward differs, the corrected
+// player always.
+func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player string, action CorrectionAction) ([]CorrectionChange, error) {
 	if len(board) == 0 {
 		return nil, Errorf(NotFound, "player %q has no board", player)
 	}
@@ -266,17 +288,21 @@ func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, player string, acti
 	if !ok {
 		return nil, Errorf(Unavailable, "the period was settled with tier %q, which this process's ladder lacks", tier)
 	}
+	for _, b := range [][]RecordedOutcome{board, partner} {
+		for i, o := range b {
+			if o.Rank != i+1 {
+				// Ranks are 1..n as settled (and as each correction leaves
+				// them): a gap is a board pruned in part (leaguectl prune),
+				// which cannot be decided again.
+				return nil, Errorf(Conflict, "board %s holds rank %d where rank %d should be: its outcomes are no longer whole (pruned?), so it cannot be decided again",
+					BoardID{Tier: tier, N: o.Board}, o.Rank, i+1)
+			}
+		}
+	}
 	ranked := make([]RecordedOutcome, 0, len(board))
 	var corrected *RecordedOutcome
 	for i := range board {
 		o := board[i]
-		if o.Rank != i+1 {
-			// Ranks are 1..n as settled (and as each correction leaves them):
-			// a gap is a board pruned in part (leaguectl prune), which cannot
-			// be decided again.
-			return nil, Errorf(Conflict, "board %s holds rank %d where rank %d should be: its outcomes are no longer whole (pruned?), so it cannot be decided again",
-				BoardID{Tier: tier, N: o.Board}, o.Rank, i+1)
-		}
 		if o.Player == player {
 			corrected = &board[i]
 			if action == CorrectRemove {
@@ -301,20 +327,37 @@ func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, player string, acti
 		}
 		return cmp.Compare(a.Rank, b.Rank)
 	})
-	standings := make([]tiers.Standing, len(ranked))
-	for k, o := range ranked {
-		standings[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score}
+	own := standingsOf(ranked)
+	after := map[string]redecided{}
+	keep := func(outcomes []tiers.Outcome) {
+		for k, o := range outcomes {
+			after[o.Player] = redecided{o, k + 1}
+		}
 	}
-	after := map[string]tiers.Outcome{}
-	for _, o := range ladder.Settle(idx, standings) {
-		after[o.Player] = o
+	everyone := board
+	if mergedAfter(ladder, idx, board[0].Board, own, partner) {
+		if board[0].Board < partner[0].Board {
+			mine, theirs := ladder.SettleMerged(idx, own, standingsOf(partner))
+			keep(mine)
+			keep(theirs)
+		} else {
+			theirs, mine := ladder.SettleMerged(idx, standingsOf(partner), own)
+			keep(mine)
+			keep(theirs)
+		}
+		everyone = append(slices.Clone(board), partner...)
+	} else {
+		keep(ladder.Settle(idx, own))
 	}
 	var changes []CorrectionChange
-	for _, o := range board {
+	for _, o := range everyone {
 		c := CorrectionChange{Player: o.Player, Tier: tier, Board: o.Board, Before: sideOf(ladder, idx, o)}
 		if n, ok := after[o.Player]; ok {
-			c.After = CorrectedSide{Rank: n.Rank, Score: n.Score, Zone: n.Zone.String(),
-				TierAfter: ladder.Tier(n.TierAfter).ID, Move: moveOf(n), Rewards: n.Rewards}
+			c.After = CorrectedSide{Rank: n.rank, Score: n.Score, Zone: n.Zone.String(),
+				TierAfter: ladder.Tier(n.TierAfter).ID, Move: moveOf(n.Outcome), Rewards: n.Rewards}
+			if n.Outcome.Rank != n.rank {
+				c.After.DecidedRank = n.Outcome.Rank
+			}
 		} else { // removed: off the board, keeps the tier played, earns nothing
 			c.After = CorrectedSide{TierAfter: tier, Move: Stayed}
 		}
@@ -325,11 +368,44 @@ func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, player string, acti
 			c.Granted = c.After.Rewards != nil
 		}
 		if o.Player == player || !sameReward || c.Before.Rank != c.After.Rank || c.Before.Score != c.After.Score ||
-			c.Before.TierAfter != c.After.TierAfter || c.Before.Zone != c.After.Zone {
+			c.Before.TierAfter != c.After.TierAfter || c.Before.Zone != c.After.Zone ||
+			c.After.Rewards != nil && c.Before.RewardRank() != c.After.RewardRank() {
 			changes = append(changes, c)
 		}
 	}
 	return changes, nil
+}
+
+// redecided is an outcome decided again, with the player's rank on their
+// own board (the outcome's is the merged one on a merged board).
+type redecided struct {
+	tiers.Outcome
+	rank int
+}
+
+// mergedAfter reports whether board n, whose players are own after the
+// correction, is decided with partner, the other of its tier's last two
+// boards.
+func mergedAfter(ladder *tiers.Ladder, idx, n int, own []tiers.Standing, partner []RecordedOutcome) bool {
+	if len(partner) == 0 {
+		return false
+	}
+	switch pn := partner[0].Board; pn {
+	case n - 1:
+		return ladder.MergesLast(idx, n, len(own))
+	case n + 1:
+		return ladder.MergesLast(idx, pn, len(partner))
+	}
+	return false
+}
+
+// standingsOf ranks outcomes 1..n in their order.
+func standingsOf(os []RecordedOutcome) []tiers.Standing {
+	out := make([]tiers.Standing, len(os))
+	for k, o := range os {
+		out[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score}
+	}
+	return out
 }
 
 // sideOf is a recorded outcome as a correction shows it; its move is
@@ -341,6 +417,9 @@ func sideOf(ladder *tiers.Ladder, idx int, o RecordedOutcome) CorrectedSide {
 	}
 	if o.Reward != nil {
 		s.Rewards = o.Reward.Items
+		if o.Reward.Rank != o.Rank {
+			s.DecidedRank = o.Reward.Rank
+		}
 	}
 	return s
 }
@@ -352,7 +431,7 @@ func sideOf(ladder *tiers.Ladder, idx int, o RecordedOutcome) CorrectedSide {
 func (e *Engine) applyCorrection(ctx context.Context, lv *live, p Period, changes []CorrectionChange) error {
 	var todo []int
 	for i, c := range changes {
-		if c.Before.TierAfter != c.After.TierAfter || c.Revoked || c.Granted {
+		if c.Before.TierAfter != c.After.TierAfter || c.Revoked || c.Granted || c.Reranked() {
 			todo = append(todo, i)
 		}
 	}
@@ -373,8 +452,8 @@ func (e *Engine) applyCorrection(ctx context.Context, lv *live, p Period, change
 			next = strconv.Itoa(lv.code[idx])
 		}
 		switch {
-		case c.Granted:
-			js, _ := json.Marshal(Reward{Tier: c.Tier, Rank: c.After.Rank, Items: c.After.Rewards})
+		case c.Granted || c.Reranked():
+			js, _ := json.Marshal(Reward{Tier: c.Tier, Rank: c.After.RewardRank(), Items: c.After.Rewards})
 			reward = string(js)
 		case c.Revoked:
 			reward = "-"

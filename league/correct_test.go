@@ -46,7 +46,7 @@ func TestRedecide(t *testing.T) {
 	}
 
 	t.Run("zero", func(t *testing.T) {
-		cs, err := league.Redecide(ladder, board(), "p0", league.CorrectZero)
+		cs, err := league.Redecide(ladder, board(), nil, "p0", league.CorrectZero)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestRedecide(t *testing.T) {
 		}
 	})
 	t.Run("remove", func(t *testing.T) {
-		cs, err := league.Redecide(ladder, board(), "p0", league.CorrectRemove)
+		cs, err := league.Redecide(ladder, board(), nil, "p0", league.CorrectRemove)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestRedecide(t *testing.T) {
 		}
 	})
 	t.Run("last player zeroed changes only them", func(t *testing.T) {
-		cs, err := league.Redecide(ladder, board(), "p9", league.CorrectZero)
+		cs, err := league.Redecide(ladder, board(), nil, "p9", league.CorrectZero)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestRedecide(t *testing.T) {
 		}
 	})
 	t.Run("zeroed goes last among equal scores", func(t *testing.T) {
-		cs, err := league.Redecide(ladder, board(), "p8", league.CorrectZero)
+		cs, err := league.Redecide(ladder, board(), nil, "p8", league.CorrectZero)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,12 +104,12 @@ func TestRedecide(t *testing.T) {
 	t.Run("pruned in part", func(t *testing.T) {
 		b := board()
 		b = append(b[:3], b[4:]...)
-		if _, err := league.Redecide(ladder, b, "p0", league.CorrectZero); league.ErrorCode(err) != league.Conflict {
+		if _, err := league.Redecide(ladder, b, nil, "p0", league.CorrectZero); league.ErrorCode(err) != league.Conflict {
 			t.Errorf("got %v, want a conflict", err)
 		}
 	})
 	t.Run("unknown player", func(t *testing.T) {
-		if _, err := league.Redecide(ladder, board(), "nobody", league.CorrectZero); league.ErrorCode(err) != league.NotFound {
+		if _, err := league.Redecide(ladder, board(), nil, "nobody", league.CorrectZero); league.ErrorCode(err) != league.NotFound {
 			t.Errorf("got %v, want not found", err)
 		}
 	})

@@ -73,7 +73,9 @@ func (e *Engine) finalBoards(ctx context.Context, lv *live, p Period, pop Popula
 
 // DecidedBoard is one sub-board of a period with every player's outcome
 // as settlement decides it (tiers.Ladder.Settle under the rules the period
-// is decided under), in rank order.
+// is decided under), in rank order. A board merged with another
+// (min_board_size) has its players' outcomes of the merged ranking: an
+// outcome's Rank is the merged rank, Row's the rank on the board.
 type DecidedBoard struct {
 	ID       BoardID
 	Tier     int // ladder index of ID.Tier
@@ -82,13 +84,14 @@ type DecidedBoard struct {
 	names    map[string]string // player -> name \x1f avatar
 }
 
-// Row returns outcome k as the store keeps it, with the zone, name and
-// avatar the board showed.
+// Row returns outcome k as the store keeps it, with the rank, zone, name
+// and avatar the board showed: the rank on the player's own board (k+1),
+// where a merged board (min_board_size) decided at the merged rank.
 func (b DecidedBoard) Row(k int) Outcome {
 	o := b.Outcomes[k]
 	name, avatar, _ := strings.Cut(b.names[o.Player], profileSep)
 	return Outcome{Player: o.Player, TierBefore: b.ID.Tier, TierAfter: b.ladder.Tier(o.TierAfter).ID,
-		Board: b.ID.N, Rank: o.Rank, Score: o.Score, Move: moveOf(o), Zone: o.Zone, Name: name, Avatar: avatar}
+		Board: b.ID.N, Rank: k + 1, Score: o.Score, Move: moveOf(o), Zone: o.Zone, Name: name, Avatar: avatar}
 }
 
 // Reward returns the reward outcome k earned as the store keeps it; ok is
@@ -190,14 +193,18 @@ func (e *Engine) decide(ctx context.Context, lv *live, p Period, pop Populations
 		counts[i].Moderated = offPer[i]
 	}
 	read := 0
-	err = e.finalBoards(ctx, lv, p, pop, func(b finalBoard) error {
+	emit := func(b finalBoard, outcomes []tiers.Outcome) error {
 		d := DecidedBoard{ID: BoardID{Tier: ladder.Tier(b.Tier).ID, N: b.N}, Tier: b.Tier,
-			Outcomes: ladder.Settle(b.Tier, b.Players), ladder: ladder, names: b.Names}
+			Outcomes: outcomes, ladder: ladder, names: b.Names}
 		for _, o := range d.Outcomes {
 			counts[b.Tier].add(o)
 		}
 		read += len(b.Players)
 		return fn(d)
+	}
+	m := merger{ladder: ladder, emit: emit}
+	err = e.finalBoards(ctx, lv, p, pop, func(b finalBoard) error {
+		return m.add(b, b.N == (pop[b.Tier]+lv.BoardSize-1)/lv.BoardSize)
 	})
 	if err != nil {
 		return nil, err

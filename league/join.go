@@ -248,10 +248,18 @@ func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, pl
 		// taken off the board by an operator: settlement skips them, and
 		// they stay
 	case look.rank > 0:
-		z := ladder.Zone(played, look.rank, look.size, look.score)
-		tier = ladder.Next(played, z, look.rank)
-		if items := ladder.Rewards(played, look.rank, look.score); items != nil {
-			reward = &Reward{Earned: rec.startTime(), Tier: ladder.Tier(played).ID, Rank: look.rank, Items: items}
+		// decided as settlement will: in the merged ranking when the board
+		// is merged with another (min_board_size)
+		board, _ := placement(rec.n, lv.BoardSize)
+		m, err := e.mergeOf(ctx, lv, ladder, rec.start, played, board, &look.score)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		rank := m.rank(look.rank)
+		z := ladder.Zone(played, rank, m.size(look.size), look.score)
+		tier = ladder.Next(played, z, rank)
+		if items := ladder.Rewards(played, rank, look.score); items != nil {
+			reward = &Reward{Earned: rec.startTime(), Tier: ladder.Tier(played).ID, Rank: rank, Items: items}
 		}
 	default:
 		e.log.Warn("league: last period neither settled nor on Redis; keeping the player's tier",

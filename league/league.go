@@ -141,6 +141,10 @@ func (l *League) Init() error {
 		if err := checkText(fmt.Sprintf("tiers[%d] (%s).name", i, t.ID), t.Name, MaxTierNameLen, t.Name != ""); err != nil {
 			return err
 		}
+		if t.MinBoardSize > l.BoardSize {
+			return fmt.Errorf("tiers[%d] (%s).min_board_size: %d is over board_size %d: every last board would be merged, "+
+				"even a full one", i, t.ID, t.MinBoardSize, l.BoardSize)
+		}
 	}
 	if l.EntryTier == "" {
 		l.EntryTier = l.Ladder.Tier(0).ID

@@ -34,6 +34,11 @@ func (l *League) checkOverrides() error {
 		if !slices.Equal(tierIDs(o.Ladder), tierIDs(l.Ladder)) {
 			return fmt.Errorf("overrides[%d]: its tiers %v are not the league's %v", i, tierIDs(o.Ladder), tierIDs(l.Ladder))
 		}
+		for k := range o.Ladder.Len() {
+			if t := o.Ladder.Tier(k); t.MinBoardSize > l.BoardSize {
+				return fmt.Errorf("overrides[%d].tiers[%d] (%s).min_board_size: %d is over board_size %d", i, k, t.ID, t.MinBoardSize, l.BoardSize)
+			}
+		}
 	}
 	return nil
 }

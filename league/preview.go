@@ -200,12 +200,12 @@ func (e *Engine) Preview(ctx context.Context, leagueID string, req PreviewReques
 					t.Players++ // once, should a band list an item twice
 				}
 			}
-			at := cursorKey{tier: b.Tier, board: b.ID.N, rank: o.Rank}
+			at := cursorKey{tier: b.Tier, board: b.ID.N, rank: k + 1} // the rank on the board
 			switch {
 			case !after.before(at):
 			case len(out.Rows) < req.Limit:
 				row := b.Row(k)
-				out.Rows = append(out.Rows, PreviewRow{Board: b.ID, Rank: o.Rank, Player: o.Player, Score: o.Score,
+				out.Rows = append(out.Rows, PreviewRow{Board: b.ID, Rank: row.Rank, Player: o.Player, Score: o.Score,
 					From: row.TierBefore, To: row.TierAfter, Move: moveOf(o), Rewards: o.Rewards})
 				last = at
 			default:

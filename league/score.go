@@ -35,7 +35,13 @@ type ScoreResult struct {
 	Score     int64
 	Rank      int // 1-based on the sub-board
 	BoardSize int
-	Zone      tiers.Zone
+	// Zone is where Rank falls on the board as settlement would decide it
+	// now: with MergedWith, in the ranking of both boards' players.
+	Zone tiers.Zone
+	// MergedWith is the board of the tier this one is decided with while
+	// it is its tier's short last board, or the board before it
+	// (min_board_size); nil when decided alone.
+	MergedWith *BoardID
 	// Replayed reports a retried request id: the first write's result.
 	Replayed bool
 	// Held is set when the write passed a gain cap of a league that holds
@@ -175,7 +181,11 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 			res.Replayed = reply[7].(int64) == 1
 		}
 		ladder, _ := lv.ladderAt(p.Start.Unix())
-		res.Zone = ladder.Zone(idx, res.Rank, res.BoardSize, res.Score)
+		m, err := e.mergeOf(ctx, lv, ladder, p.Start.Unix(), idx, board, &res.Score)
+		if err != nil {
+			return res, 0, err
+		}
+		res.Zone, res.MergedWith = ladder.Zone(idx, m.rank(res.Rank), m.size(res.BoardSize), res.Score), m.board(tier)
 		return res, 0, nil
 	case scripts.WrongPeriod:
 		return res, reply[1].(int64), nil

@@ -64,7 +64,8 @@ type Verification struct {
 	Differences []Difference
 
 	ladder *tiers.Ladder
-	counts []TierCount // re-decided, by ladder index
+	counts []TierCount     // re-decided, by ladder index
+	held   []RecordedBoard // a tier's latest boards, which may merge (Board)
 }
 
 // NewVerification starts verifying a period decided under ladder.
@@ -92,7 +93,9 @@ func Verify(ladder *tiers.Ladder, boards []RecordedBoard, stray []EarnedReward, 
 
 // Board re-decides one recorded board (tiers.Ladder.Settle on its players
 // ranked 1..n in the recorded order, with their recorded scores) and
-// compares each player's recorded tier after, zone and reward with it.
+// compares each player's recorded tier after, zone and reward with it. A
+// tier's latest two boards wait for the next board (or Stray, or Counts):
+// its last board may be decided with the one before it (min_board_size).
 func (v *Verification) Board(b RecordedBoard) {
 	v.Boards++
 	v.Players += len(b.Outcomes)
@@ -102,17 +105,62 @@ func (v *Verification) Board(b RecordedBoard) {
 			Expected: "a tier of the recorded rules: cannot re-decide its " + strconv.Itoa(len(b.Outcomes)) + " players"})
 		return
 	}
+	if len(v.held) > 0 && v.held[0].ID.Tier != b.ID.Tier {
+		v.flush()
+	}
+	if v.ladder.Tier(idx).MinBoardSize == 0 {
+		v.compare(idx, b, v.ladder.Settle(idx, v.standings(b)))
+		return
+	}
+	if len(v.held) == 2 {
+		v.compare(idx, v.held[0], v.ladder.Settle(idx, v.standings(v.held[0])))
+		v.held = v.held[1:]
+	}
+	v.held = append(v.held, b)
+}
+
+// flush decides the boards held back: the tier's last board with the one
+// before it when the rule merges them, else each alone. The boards recorded
+// are those holding players, so the last is the one settlement merged.
+func (v *Verification) flush() {
+	held := v.held
+	v.held = nil
+	if len(held) == 0 {
+		return
+	}
+	idx, _ := v.ladder.Index(held[0].ID.Tier)
+	last := held[len(held)-1]
+	if len(held) == 2 && held[0].ID.N == last.ID.N-1 && v.ladder.MergesLast(idx, last.ID.N, len(last.Outcomes)) {
+		prev, lastOut := v.ladder.SettleMerged(idx, v.standings(held[0]), v.standings(last))
+		v.compare(idx, held[0], prev)
+		v.compare(idx, last, lastOut)
+		return
+	}
+	for _, b := range held {
+		v.compare(idx, b, v.ladder.Settle(idx, v.standings(b)))
+	}
+}
+
+// standings is a recorded board as the board read at close: its players
+// ranked 1..n in the recorded order. A gap or a repeat in the recorded
+// ranks is a row lost or changed since.
+func (v *Verification) standings(b RecordedBoard) []tiers.Standing {
 	board := make([]tiers.Standing, len(b.Outcomes))
 	for k, o := range b.Outcomes {
-		// The board as read at close ranked its players 1..n: a gap or a
-		// repeat is a row lost or changed since.
 		if o.Rank != k+1 {
 			v.diff(Difference{Board: b.ID, Rank: o.Rank, Player: o.Player, Field: "rank",
 				Recorded: strconv.Itoa(o.Rank), Expected: strconv.Itoa(k + 1)})
 		}
 		board[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score}
 	}
-	for k, want := range v.ladder.Settle(idx, board) {
+	return board
+}
+
+// compare checks board b's recorded outcomes against those re-decided,
+// want, in the board's order (their Rank is the rank they were decided
+// at: the merged rank on a merged board).
+func (v *Verification) compare(idx int, b RecordedBoard, want []tiers.Outcome) {
+	for k, want := range want {
 		o := b.Outcomes[k]
 		v.Outcomes++
 		v.counts[idx].add(want)
@@ -140,8 +188,8 @@ func (v *Verification) Board(b RecordedBoard) {
 			if got.Tier != b.ID.Tier {
 				v.diff(row.with("reward.tier", got.Tier, b.ID.Tier))
 			}
-			if got.Rank != k+1 {
-				v.diff(row.with("reward.rank", strconv.Itoa(got.Rank), strconv.Itoa(k+1)))
+			if got.Rank != want.Rank {
+				v.diff(row.with("reward.rank", strconv.Itoa(got.Rank), strconv.Itoa(want.Rank)))
 			}
 		}
 	}
@@ -150,6 +198,7 @@ func (v *Verification) Board(b RecordedBoard) {
 // Stray records a reward of a player with no outcome in the period: no
 // rule gives it.
 func (v *Verification) Stray(r EarnedReward) {
+	v.flush()
 	v.Rewards++
 	v.diff(Difference{Player: r.Player, Rank: r.Rank, Field: "reward", Recorded: items(r.Items), Expected: "none: the player has no outcome in the period"})
 }
@@ -158,6 +207,7 @@ func (v *Verification) Stray(r EarnedReward) {
 // the outcomes re-decided. Moderated players were decided nowhere, so their
 // count is not compared.
 func (v *Verification) Counts(recorded []TierCount) {
+	v.flush()
 	byTier := make(map[string]TierCount, len(recorded))
 	for _, c := range recorded {
 		byTier[c.Tier] = c

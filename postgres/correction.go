@@ -27,7 +27,7 @@ const correctionColumns = `id, league, period_start, player, action, reason, act
 // player's board, unless c is recorded already (then it returns the
 // recorded one, fresh false).
 func (s *Store) WriteCorrection(ctx context.Context, c league.Correction,
-	decide func(board []league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
+	decide func(board, partner []league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
 	switch {
 	case c.League == "":
 		return c, false, invalid("league", "must not be empty")
@@ -58,11 +58,11 @@ func (s *Store) WriteCorrection(ctx context.Context, c league.Correction,
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		board, err := correctedBoard(ctx, tx, c)
+		board, partner, err := correctedBoards(ctx, tx, c)
 		if err != nil {
 			return err
 		}
-		changes, err := decide(board)
+		changes, err := decide(board, partner)
 		if err != nil {
 			return err
 		}
@@ -76,20 +76,43 @@ func (s *Store) WriteCorrection(ctx context.Context, c league.Correction,
 	return got, fresh, nil
 }
 
-// correctedBoard reads the board the corrected player played in the
-// period, in rank order, with each player's reward and its claim.
-func correctedBoard(ctx context.Context, tx pgx.Tx, c league.Correction) ([]league.RecordedOutcome, error) {
+// correctedBoards reads the board the corrected player played in the
+// period, in rank order, with each player's reward and its claim; and,
+// when that board is one of its tier's last two boards with outcomes, the
+// other one (a merge may join them: min_board_size), else nil.
+func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board, partner []league.RecordedOutcome, err error) {
 	var tier string
-	var n int
-	err := tx.QueryRow(ctx, `SELECT tier_before, board FROM outcomes WHERE league = $1 AND period_start = $2 AND player = $3`,
-		c.League, c.Period, c.Player).Scan(&tier, &n)
+	var n, last int
+	err = tx.QueryRow(ctx, `SELECT o.tier_before, o.board, (SELECT max(board) FROM outcomes x
+			WHERE x.league = o.league AND x.period_start = o.period_start AND x.tier_before = o.tier_before)
+		FROM outcomes o WHERE o.league = $1 AND o.period_start = $2 AND o.player = $3`,
+		c.League, c.Period, c.Player).Scan(&tier, &n, &last)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, league.Errorf(league.NotFound, "player %q has no outcome in league %q period %s (unknown, or not on its boards)",
+		return nil, nil, league.Errorf(league.NotFound, "player %q has no outcome in league %q period %s (unknown, or not on its boards)",
 			c.Player, c.League, periodID(c.Period))
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	if board, err = recordedBoard(ctx, tx, c, tier, n); err != nil {
+		return nil, nil, err
+	}
+	other := 0
+	switch {
+	case n == last && n > 1:
+		other = n - 1
+	case n == last-1:
+		other = last
+	}
+	if other > 0 {
+		partner, err = recordedBoard(ctx, tx, c, tier, other)
+	}
+	return board, partner, err
+}
+
+// recordedBoard reads board n of tier in c's period, in rank order, with
+// each player's reward and its claim.
+func recordedBoard(ctx context.Context, tx pgx.Tx, c league.Correction, tier string, n int) ([]league.RecordedOutcome, error) {
 	rows, _ := tx.Query(ctx, `SELECT o.player, o.tier_after, o.rank, o.score, coalesce(o.zone, ''), r.rank, r.items, c.player IS NOT NULL
 		FROM outcomes o
 		LEFT JOIN rewards r ON r.league = o.league AND r.period_start = o.period_start AND r.player = o.player
@@ -103,7 +126,7 @@ func correctedBoard(ctx context.Context, tx pgx.Tx, c league.Correction) ([]leag
 		rewardRank *int
 		items      []tiers.Item
 	)
-	_, err = pgx.ForEachRow(rows, []any{&o.Player, &o.TierAfter, &o.Rank, &o.Score, &zone, &rewardRank, &items, &o.Claimed}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&o.Player, &o.TierAfter, &o.Rank, &o.Score, &zone, &rewardRank, &items, &o.Claimed}, func() error {
 		r := o
 		r.TierBefore, r.Board, r.Zone = tier, n, zoneOf(zone)
 		if rewardRank != nil {
@@ -128,7 +151,7 @@ func writeCorrection(ctx context.Context, tx pgx.Tx, c league.Correction, change
 		if err := writeChange(ctx, tx, c, ch); err != nil {
 			return c, err
 		}
-		redis = redis || ch.Before.TierAfter != ch.After.TierAfter && !ch.Deferred || ch.Revoked || ch.Granted
+		redis = redis || ch.Before.TierAfter != ch.After.TierAfter && !ch.Deferred || ch.Revoked || ch.Granted || ch.Reranked()
 	}
 	if err := recount(ctx, tx, c, changes); err != nil {
 		return c, err
@@ -192,14 +215,18 @@ func writeChange(ctx context.Context, tx pgx.Tx, c league.Correction, ch *league
 	switch {
 	case ch.Granted && ch.Revoked:
 		_, err = tx.Exec(ctx, `UPDATE rewards SET rank = $4, items = $5 WHERE league = $1 AND period_start = $2 AND player = $3`,
-			c.League, c.Period, ch.Player, ch.After.Rank, ch.After.Rewards)
+			c.League, c.Period, ch.Player, ch.After.RewardRank(), ch.After.Rewards)
 	case ch.Granted:
 		_, err = tx.Exec(ctx, `INSERT INTO rewards (league, period_start, player, tier, rank, items) VALUES ($1, $2, $3, $4, $5, $6)`,
-			c.League, c.Period, ch.Player, ch.Tier, ch.After.Rank, ch.After.Rewards)
+			c.League, c.Period, ch.Player, ch.Tier, ch.After.RewardRank(), ch.After.Rewards)
 	case ch.Revoked && !ch.Claimed:
 		// A reward delivered stays in rewards (the archive shows it claimed);
 		// one not delivered is gone, and reward_revocations says why.
 		_, err = tx.Exec(ctx, `DELETE FROM rewards WHERE league = $1 AND period_start = $2 AND player = $3`, c.League, c.Period, ch.Player)
+	case ch.Reranked():
+		// the same reward, earned at another rank (within its band)
+		_, err = tx.Exec(ctx, `UPDATE rewards SET rank = $4 WHERE league = $1 AND period_start = $2 AND player = $3`,
+			c.League, c.Period, ch.Player, ch.After.RewardRank())
 	}
 	return err
 }

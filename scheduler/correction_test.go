@@ -216,11 +216,11 @@ func correctRemove(t *testing.T, killAt string) {
 type killedCorrection struct{ *postgres.Store }
 
 func (k killedCorrection) WriteCorrection(ctx context.Context, c league.Correction,
-	decide func([]league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
+	decide func(board, partner []league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	return k.Store.WriteCorrection(ctx, c, func(b []league.RecordedOutcome) ([]league.CorrectionChange, error) {
-		changes, err := decide(b)
+	return k.Store.WriteCorrection(ctx, c, func(b, p []league.RecordedOutcome) ([]league.CorrectionChange, error) {
+		changes, err := decide(b, p)
 		cancel()
 		return changes, err
 	})
@@ -337,4 +337,75 @@ func TestCorrectUnderRecordedRules(t *testing.T) {
 	if !slices.Equal(promoted, []string{"p1", "p2"}) { // 20% of the 10 left, as recorded; not half
 		t.Fatalf("promoted after the correction: %v, want p1 and p2 (the recorded rules)", promoted)
 	}
+}
+
+// TestMergedBoardsVerifiedAndCorrected: with min_board_size 5, a tier's
+// 3-player last board is settled with the board before it. Re-deciding the
+// period from Postgres (verify) finds what settlement wrote; removing the
+// last board's top scorer decides both boards again, together, and the
+// corrected period verifies too.
+func TestMergedBoardsVerifiedAndCorrected(t *testing.T) {
+	f := newFixture(t, stores[len(stores)-1], 10)
+	ts := ladder(t).Tiers()
+	for i := range ts {
+		ts[i].MinBoardSize = 5
+	}
+	merging, err := tiers.NewLadder(ts)
+	testsvc.Must(t, err, "NewLadder")
+	f.league.Ladder = merging
+	testsvc.Must(t, f.league.Init(), "Init")
+	f.engine = f.open()
+	pg := f.store.(*postgres.Store)
+	week := f.period()
+	for i := 0; i < 13; i++ { // board 1: p00-p09; board 2: p10-p12, p12 the best of all
+		id := fmt.Sprintf("p%02d", i)
+		_, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id})
+		testsvc.Must(t, err, "Join")
+		_, err = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: id, Value: int64(10 + i)})
+		testsvc.Must(t, err, "Score")
+	}
+	f.clock.After(week.End)
+	f.settleNow(f.scheduler())
+
+	verify := func(when string) {
+		t.Helper()
+		st, err := pg.Settlement(f.ctx, "weekly", week.Start)
+		testsvc.Must(t, err, "Settlement")
+		ld, _, err := league.VerifyLadder(st, f.league.Ladder)
+		testsvc.Must(t, err, "VerifyLadder")
+		v := league.NewVerification(ld)
+		stray, err := pg.EachRecordedBoard(f.ctx, "weekly", week.Start, func(b league.RecordedBoard) error { v.Board(b); return nil })
+		testsvc.Must(t, err, "EachRecordedBoard")
+		for _, r := range stray {
+			v.Stray(r)
+		}
+		v.Counts(st.Tiers)
+		if len(v.Differences) != 0 || v.Outcomes == 0 {
+			t.Fatalf("%s: verify re-decided %d outcomes and found %+v", when, v.Outcomes, v.Differences)
+		}
+	}
+	promoted := func() string {
+		t.Helper()
+		var s string
+		err := pg.Pool().QueryRow(f.ctx, `SELECT coalesce(string_agg(player || '@' || board || ':' || rank, ' ' ORDER BY player), '')
+			FROM outcomes WHERE league = 'weekly' AND period_start = $1 AND tier_after = 'silver'`, week.Start).Scan(&s)
+		testsvc.Must(t, err, "promoted")
+		return s
+	}
+	// 13 ranked together: 20% promotes 2, p12 and p11, each rank 2 and 1
+	// on their own board of 3.
+	if got := promoted(); got != "p11@2:2 p12@2:1" {
+		t.Fatalf("promoted: %s, want p11 and p12 (the merged ranking's top 2)", got)
+	}
+	verify("settled")
+
+	_, err = f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "p12",
+		Action: league.CorrectRemove, Reason: "alt account", Actor: "ops"})
+	testsvc.Must(t, err, "Correct")
+	// 12 left, the last board of 2: 20% of 12 still promotes 2, now p11
+	// and p10, both on the short board.
+	if got := promoted(); got != "p10@2:2 p11@2:1" {
+		t.Fatalf("promoted after the correction: %s, want p10 and p11", got)
+	}
+	verify("corrected")
 }

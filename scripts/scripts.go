@@ -41,6 +41,8 @@ var (
 	moderate string
 	//go:embed correct.lua
 	correct string
+	//go:embed merged.lua
+	merged string
 	//go:embed lb_write.lua
 	lbWrite string
 	//go:embed lb_member.lua
@@ -76,6 +78,7 @@ var (
 	Restore  = redis.NewScript(assemble(restore))
 	Moderate = redis.NewScript(assemble(moderate))
 	Correct  = redis.NewScript(assemble(correct))
+	Merged   = redis.NewScript(assemble(merged))
 
 	// Leaderboards' scripts (package leaderboard).
 	LBWrite   = redis.NewScript(assemble(lbWrite))
@@ -143,7 +146,7 @@ func assemble(body string) string {
 }
 
 // All lists every script, for Load.
-var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, Moderate, Correct, LBWrite, LBMember, LBAround, LBRank, LBFill, LBCatalog, LBEnqueue, LBTake, LBGive}
+var All = []*redis.Script{Join, Score, Standing, Close, Apply, Settled, Tiers, Prune, Restore, Moderate, Correct, Merged, LBWrite, LBMember, LBAround, LBRank, LBFill, LBCatalog, LBEnqueue, LBTake, LBGive}
 
 // Status is the first element of a script's reply.
 type Status int64

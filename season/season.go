@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
@@ -78,6 +79,7 @@ type Period struct {
 	Decayed    int     // players who dropped tiers for absence when they came back
 	Boards     int     // sub-boards with players
 	Thin       int     // of them, boards of fewer than half the board size
+	Merged     int     // short last boards decided with the board before (min_board_size)
 	Rewards    []int64 // per tier the reward items paid (quantities summed)
 	Rewarded   int     // players rewarded
 }
@@ -154,6 +156,7 @@ func Run(l *league.League, m Model) ([]Period, error) {
 		for t, joined := range byTier {
 			// the n-th join of the tier sits on board BoardOf(n): boards
 			// are runs of BoardSize joins
+			var boards [][]int
 			for from := 0; from < len(joined); {
 				board, _ := league.BoardOf(from+1, l.BoardSize)
 				to := from
@@ -163,9 +166,10 @@ func Run(l *league.League, m Model) ([]Period, error) {
 					}
 					to++
 				}
-				settleBoard(ld, t, joined[from:to], scores, ps, &p, l.BoardSize)
+				boards = append(boards, joined[from:to])
 				from = to
 			}
+			settleTier(ld, t, boards, scores, ps, &p, l.BoardSize)
 		}
 		for i := range ps {
 			if ps[i].played {
@@ -177,31 +181,48 @@ func Run(l *league.League, m Model) ([]Period, error) {
 	return out, nil
 }
 
-// settleBoard ranks one board (score, then join order: members are in join
-// order) and applies the ladder's outcomes.
-func settleBoard(ld *tiers.Ladder, t int, members []int, scores []int64, ps []player, p *Period, size int) {
-	ranked := slices.Clone(members)
-	sort.SliceStable(ranked, func(a, b int) bool { return scores[ranked[a]] > scores[ranked[b]] })
-	standings := make([]tiers.Standing, len(ranked))
-	for k, i := range ranked {
-		standings[k] = tiers.Standing{Player: "", Rank: k + 1, Score: scores[i]}
-	}
-	p.Boards++
-	if 2*len(members) < size {
-		p.Thin++
-	}
-	for k, o := range ld.Settle(t, standings) {
-		switch o.Zone {
-		case tiers.Promote:
-			p.Promoted[t]++
-		case tiers.Demote:
-			p.Demoted[t]++
+// settleTier ranks each board of tier t (score, then join order: members
+// are in join order) and applies the ladder's outcomes; a short last board
+// is decided with the board before it when the ladder says so
+// (min_board_size), as settlement does.
+func settleTier(ld *tiers.Ladder, t int, boards [][]int, scores []int64, ps []player, p *Period, size int) {
+	ranked := make([][]int, len(boards))
+	standings := make([][]tiers.Standing, len(boards))
+	for b, members := range boards {
+		ranked[b] = slices.Clone(members)
+		sort.SliceStable(ranked[b], func(x, y int) bool { return scores[ranked[b][x]] > scores[ranked[b][y]] })
+		standings[b] = make([]tiers.Standing, len(members))
+		for k, i := range ranked[b] {
+			standings[b][k] = tiers.Standing{Player: strconv.Itoa(i), Rank: k + 1, Score: scores[i]}
 		}
-		ps[ranked[k]].tier = o.TierAfter
-		if len(o.Rewards) > 0 {
-			p.Rewarded++
-			for _, it := range o.Rewards {
-				p.Rewards[t] += it.Qty
+		p.Boards++
+		if 2*len(members) < size {
+			p.Thin++
+		}
+	}
+	last := len(boards) - 1
+	outcomes := make([][]tiers.Outcome, len(boards))
+	for b := range boards {
+		outcomes[b] = ld.Settle(t, standings[b])
+	}
+	if last >= 1 && ld.MergesLast(t, last+1, len(boards[last])) {
+		outcomes[last-1], outcomes[last] = ld.SettleMerged(t, standings[last-1], standings[last])
+		p.Merged++
+	}
+	for b := range boards {
+		for k, o := range outcomes[b] {
+			switch o.Zone {
+			case tiers.Promote:
+				p.Promoted[t]++
+			case tiers.Demote:
+				p.Demoted[t]++
+			}
+			ps[ranked[b][k]].tier = o.TierAfter
+			if len(o.Rewards) > 0 {
+				p.Rewarded++
+				for _, it := range o.Rewards {
+					p.Rewards[t] += it.Qty
+				}
 			}
 		}
 	}

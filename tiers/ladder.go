@@ -72,6 +72,9 @@ type Tier struct {
 	MinRewardScore int64
 	// Rewards by rank within a sub-board, sorted by From, never overlapping.
 	Rewards []Band
+	// MinBoardSize: the tier's last board, when it holds fewer players at
+	// close, is decided with the board before it (merge.go); 0: never.
+	MinBoardSize int
 }
 
 // Ladder is the ordered list of tiers, lowest first.
@@ -218,6 +221,8 @@ func (t Tier) check() error {
 		return fmt.Errorf("min_promote_score: %d is negative", t.MinPromoteScore)
 	case t.MinRewardScore < 0:
 		return fmt.Errorf("min_reward_score: %d is negative", t.MinRewardScore)
+	case t.MinBoardSize < 0 || t.MinBoardSize > MaxMoveCount:
+		return fmt.Errorf("min_board_size: %d is outside 0..%d", t.MinBoardSize, MaxMoveCount)
 	}
 	for j, b := range t.Rewards {
 		if b.From < 1 || b.To < b.From {

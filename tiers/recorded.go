@@ -29,6 +29,7 @@ type ruleTier struct {
 	MinPromoteScore int64  `json:"min_promote_score,omitempty"`
 	MinRewardScore  int64  `json:"min_reward_score,omitempty"`
 	Rewards         []Band `json:"rewards,omitempty"`
+	MinBoardSize    int    `json:"min_board_size,omitempty"`
 }
 
 // RulesJSON returns the ladder's rules (ids, ratios and counts, minimum
@@ -40,7 +41,8 @@ func (l *Ladder) RulesJSON() string {
 	for i, t := range l.tiers {
 		rs[i] = ruleTier{ID: t.ID, Promote: t.Promote, Demote: t.Demote, PromoteCount: t.PromoteCount, DemoteCount: t.DemoteCount,
 			PromoteAtLeast: t.PromoteAtLeast, DemoteAtLeast: t.DemoteAtLeast, AtLeastFrom: t.AtLeastFrom,
-			JumpTop: t.JumpTop, JumpBy: t.JumpBy, MinPromoteScore: t.MinPromoteScore, MinRewardScore: t.MinRewardScore, Rewards: t.Rewards}
+			JumpTop: t.JumpTop, JumpBy: t.JumpBy, MinPromoteScore: t.MinPromoteScore, MinRewardScore: t.MinRewardScore, Rewards: t.Rewards,
+			MinBoardSize: t.MinBoardSize}
 	}
 	b, _ := json.Marshal(rs) // plain fields: cannot fail
 	return string(b)
@@ -69,7 +71,8 @@ func FromRules(rules string) (*Ladder, error) {
 	for i, r := range rs {
 		ts[i] = Tier{ID: r.ID, Name: r.ID, Promote: r.Promote, Demote: r.Demote, PromoteCount: r.PromoteCount, DemoteCount: r.DemoteCount,
 			PromoteAtLeast: r.PromoteAtLeast, DemoteAtLeast: r.DemoteAtLeast, AtLeastFrom: r.AtLeastFrom,
-			JumpTop: r.JumpTop, JumpBy: r.JumpBy, MinPromoteScore: r.MinPromoteScore, MinRewardScore: r.MinRewardScore, Rewards: r.Rewards}
+			JumpTop: r.JumpTop, JumpBy: r.JumpBy, MinPromoteScore: r.MinPromoteScore, MinRewardScore: r.MinRewardScore, Rewards: r.Rewards,
+			MinBoardSize: r.MinBoardSize}
 	}
 	l, err := NewLadder(ts)
 	if err != nil {
@@ -124,6 +127,7 @@ func (l *Ladder) Recorded(rules string) (*Ladder, error) {
 		ts[i].PromoteCount, ts[i].DemoteCount = r.PromoteCount, r.DemoteCount
 		ts[i].PromoteAtLeast, ts[i].DemoteAtLeast, ts[i].AtLeastFrom = r.PromoteAtLeast, r.DemoteAtLeast, r.AtLeastFrom
 		ts[i].JumpTop, ts[i].JumpBy = r.JumpTop, r.JumpBy
+		ts[i].MinBoardSize = r.MinBoardSize
 		var err error
 		if up[i], err = neighbour(r, k+1, r.Promote > 0 || r.PromoteCount > 0); err != nil {
 			return nil, err

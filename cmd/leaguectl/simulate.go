@@ -80,7 +80,7 @@ func simulateText(out io.Writer, l *league.League, m season.Model, ps []season.P
 	for t := 0; t < ld.Len(); t++ {
 		head = append(head, ld.Tier(t).ID)
 	}
-	head = append(head, "promoted", "demoted", "decayed", "rewarded", "items", "boards", "thin")
+	head = append(head, "promoted", "demoted", "decayed", "rewarded", "items", "boards", "thin", "merged")
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	for _, p := range ps {
 		row := []string{fmt.Sprint(p.N), fmt.Sprint(p.Played)}
@@ -90,13 +90,14 @@ func simulateText(out io.Writer, l *league.League, m season.Model, ps []season.P
 			up, down, items = up+p.Promoted[t], down+p.Demoted[t], items+p.Rewards[t]
 		}
 		row = append(row, fmt.Sprint(up), fmt.Sprint(down), fmt.Sprint(p.Decayed), fmt.Sprint(p.Rewarded),
-			fmt.Sprint(items), fmt.Sprint(p.Boards), fmt.Sprint(p.Thin))
+			fmt.Sprint(items), fmt.Sprint(p.Boards), fmt.Sprint(p.Thin), fmt.Sprint(p.Merged))
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(out, "tiers: players in each after the period settled (those who ever played); thin: boards under half full")
+	fmt.Fprintln(out, "tiers: players in each after the period settled (those who ever played); thin: boards under half full; "+
+		"merged: short last boards decided with the board before (min_board_size)")
 	if svg != "" {
 		fmt.Fprintf(out, "wrote %s\n", svg)
 	}
@@ -139,6 +140,7 @@ type simulatePeriodRow struct {
 	Rewarded   int     `json:"rewarded"`
 	Boards     int     `json:"boards"`
 	Thin       int     `json:"thin"`
+	Merged     int     `json:"merged"`
 }
 
 func simulateJSONOf(l *league.League, m season.Model, ps []season.Period, svg string) simulateJSON {
@@ -149,7 +151,7 @@ func simulateJSONOf(l *league.League, m season.Model, ps []season.Period, svg st
 	}
 	for _, p := range ps {
 		j.Rows = append(j.Rows, simulatePeriodRow{Period: p.N, Played: p.Played, Population: p.Population, Promoted: p.Promoted,
-			Demoted: p.Demoted, Rewards: p.Rewards, Decayed: p.Decayed, Rewarded: p.Rewarded, Boards: p.Boards, Thin: p.Thin})
+			Demoted: p.Demoted, Rewards: p.Rewards, Decayed: p.Decayed, Rewarded: p.Rewarded, Boards: p.Boards, Thin: p.Thin, Merged: p.Merged})
 	}
 	return j
 }

@@ -1,0 +1,136 @@
+package league_test
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+// TestMergedZonesAreTheSettlement: with min_board_size 5 on boards of 10,
+// random fields whose last board holds 1-4 players, and scores from 0 to 5
+// (ties across boards). Just before the close, the zones every reader
+// shows (standings, board reads, score replies, the preview) are those
+// settlement then decides, the two last boards say they are merged with
+// each other, and a returning player's tier decided at their join, before
+// settlement, is settlement's.
+func TestMergedZonesAreTheSettlement(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		for seed := int64(1); seed <= 4; seed++ {
+			mergedZonesAreTheSettlement(t, b, seed)
+		}
+	})
+}
+
+func mergedZonesAreTheSettlement(t *testing.T, b testsvc.Backend, seed int64) {
+	f := newFixture(t, b, func(l *league.League) {
+		ts := l.Ladder.Tiers()
+		for i := range ts {
+			ts[i].MinBoardSize = 5
+		}
+		ld, err := tiers.NewLadder(ts)
+		testsvc.Must(t, err, "ladder")
+		l.Ladder, l.EntryTier = ld, "silver" // promotes and demotes 20%
+	})
+	rng := rand.New(rand.NewSource(seed))
+	n := 10*(1+rng.Intn(3)) + 1 + rng.Intn(4)
+	lastBoard := (n + 9) / 10
+	week := f.period()
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("p%02d", i)
+		f.join(ids[i])
+	}
+	for _, id := range ids {
+		f.score(id, rng.Int63n(6))
+	}
+
+	// What the readers show just before the close.
+	f.clock.Set(week.End.Add(-2 * time.Millisecond))
+	shown := map[string]tiers.Zone{}
+	boardOf := map[string]int{}
+	for _, id := range ids {
+		st, err := f.engine.Standing(f.ctx, "weekly", id)
+		testsvc.Must(t, err, "Standing")
+		shown[id], boardOf[id] = st.Zone, st.Board.N
+		wantMerged := st.Board.N >= lastBoard-1
+		if (st.MergedWith != nil) != wantMerged || wantMerged && st.MergedWith.N != 2*lastBoard-1-st.Board.N {
+			t.Fatalf("seed %d: %s on board %d of %d: merged with %v", seed, id, st.Board.N, lastBoard, st.MergedWith)
+		}
+		if r := f.score(id, 0); r.Zone != st.Zone || (r.MergedWith == nil) != (st.MergedWith == nil) {
+			t.Fatalf("seed %d: %s: a write's reply shows %s (merged %v), the standing %s", seed, id, r.Zone, r.MergedWith, st.Zone)
+		}
+	}
+	for n := 1; n <= lastBoard; n++ {
+		bd, err := f.engine.Board(f.ctx, "weekly", week, league.BoardID{Tier: "silver", N: n})
+		testsvc.Must(t, err, "Board")
+		if (bd.MergedWith != nil) != (n >= lastBoard-1) {
+			t.Fatalf("seed %d: board %d of %d: merged with %v", seed, n, lastBoard, bd.MergedWith)
+		}
+		for _, e := range bd.Entries {
+			if e.Zone != shown[e.Player] {
+				t.Fatalf("seed %d: board %d shows %s in %s, their standing %s", seed, n, e.Player, e.Zone, shown[e.Player])
+			}
+		}
+	}
+	live, err := f.engine.Preview(f.ctx, "weekly", league.PreviewRequest{Limit: 1000})
+	testsvc.Must(t, err, "Preview")
+
+	// The close: two returning players join the next week before
+	// settlement, their tiers decided from the frozen boards.
+	f.clock.After(week.End)
+	early := map[string]league.Placement{}
+	for _, id := range []string{ids[n-1], ids[(lastBoard-1)*10-1]} { // on the last board, and on the one before
+		early[id] = f.join(id)
+	}
+	decided := map[string]tiers.Outcome{}
+	for _, o := range f.settle(week) {
+		decided[o.Player] = o
+	}
+	merged := 0
+	for _, id := range ids {
+		o := decided[id]
+		if o.Zone != shown[id] {
+			t.Errorf("seed %d: %s (board %d of %d) was shown %s, settled %s", seed, id, boardOf[id], lastBoard, shown[id], o.Zone)
+		}
+		if pl, ok := early[id]; ok {
+			var got []tiers.Item
+			for _, r := range pl.Rewards {
+				got = append(got, r.Items...)
+			}
+			if pl.Tier != f.league.Ladder.Tier(o.TierAfter).ID || !reflect.DeepEqual(got, o.Rewards) {
+				t.Errorf("seed %d: %s joined the next week in %s with %v before settlement; settlement gave %s and %v",
+					seed, id, pl.Tier, got, f.league.Ladder.Tier(o.TierAfter).ID, o.Rewards)
+			}
+		}
+		if boardOf[id] >= lastBoard-1 {
+			merged++
+		}
+	}
+	for _, r := range live.Rows {
+		if want := f.league.Ladder.Tier(decided[r.Player].TierAfter).ID; r.To != want {
+			t.Errorf("seed %d: the preview moves %s to %s, settlement to %s", seed, r.Player, r.To, want)
+		}
+	}
+	// The merged boards moved 20% of both boards' players up and down
+	// (silver has no minimum score), not 20% of each.
+	up, down := 0, 0
+	for _, id := range ids {
+		if boardOf[id] >= lastBoard-1 {
+			switch decided[id].Zone {
+			case tiers.Promote:
+				up++
+			case tiers.Demote:
+				down++
+			}
+		}
+	}
+	if p, d := f.league.Ladder.Counts(1, merged); up != p || down != d {
+		t.Errorf("seed %d: the %d merged players: %d promoted and %d demoted, want %d and %d", seed, merged, up, down, p, d)
+	}
+}
