@@ -25,6 +25,12 @@ type ScoreWrite struct {
 	// result nor claim its ids first. The API sets the name of the caller's
 	// key; "" is the scope of unnamed callers (CheckScope).
 	Scope string
+	// NoRank is for callers that do not show the player's rank: Redis
+	// skips reading it and the board's size, and the result has Rank and
+	// BoardSize 0 (ScoreResult.Ranked). A retry answers as the first write
+	// did, whatever either asked: a rank-less first write's retry has no
+	// rank, a ranked one's has its rank.
+	NoRank bool
 }
 
 // ScoreResult is the player's position after a write.
@@ -33,9 +39,9 @@ type ScoreResult struct {
 	Tier      string
 	Board     BoardID
 	Score     int64
-	Rank      int // 1-based on the sub-board
-	BoardSize int
-	Zone      tiers.Zone
+	Rank      int        // 1-based on the sub-board; 0 when not read (ScoreWrite.NoRank)
+	BoardSize int        // 0 when the rank was not read
+	Zone      tiers.Zone // meaningful only when Ranked
 	// Replayed reports a retried request id: the first write's result.
 	Replayed bool
 	// Held is set when the write passed a gain cap of a league that holds
@@ -44,6 +50,10 @@ type ScoreResult struct {
 	// approves it (Engine.Approve).
 	Held *Held
 }
+
+// Ranked reports whether the result has the player's rank, board size and
+// zone: false for a write made with NoRank (and for its retries).
+func (r ScoreResult) Ranked() bool { return r.Rank > 0 }
 
 // Score applies a write with the league's operator (incr, best or set). The
 // player must have joined the current period; writes after the period ended
@@ -122,14 +132,19 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 		ks = append(ks, k.held(p.Start.Unix()))
 		hold, caps = "hold", lv.caps
 	}
-	args := e.scoreArgv(lv, p, prev, w.Player, w.Value, lv.maxGainArg(), attempts, withID, hold, caps)
+	noRank := ""
+	if w.NoRank {
+		noRank = "1"
+	}
+	args := append(e.scoreArgv(lv, p, prev, w.Player, w.Value, lv.maxGainArg(), attempts, withID, hold, caps), noRank)
 	if len(lv.guards) == 0 {
 		return ks, append(args, 0)
 	}
 	return lv.limitArgs(k, p, e.now(), w, ks, args)
 }
 
-// scoreArgv is score.lua's ARGV[1..22].
+// scoreArgv is score.lua's ARGV[1..22]; the caller appends ARGV[23], the
+// rank's, and the limits.
 func (e *Engine) scoreArgv(lv *live, p, prev Period, player string, value int64, maxGain, attempts, withID, hold, holdArg string) []any {
 	pk := lv.Packing()
 	return []any{
@@ -174,8 +189,10 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 			res.Held = &Held{ID: reply[5].(int64), Period: p, Player: w.Player, Value: w.Value, Cap: cap}
 			res.Replayed = reply[7].(int64) == 1
 		}
-		ladder, _ := lv.ladderAt(p.Start.Unix())
-		res.Zone = ladder.Zone(idx, res.Rank, res.BoardSize, res.Score)
+		if res.Ranked() {
+			ladder, _ := lv.ladderAt(p.Start.Unix())
+			res.Zone = ladder.Zone(idx, res.Rank, res.BoardSize, res.Score)
+		}
 		return res, 0, nil
 	case scripts.WrongPeriod:
 		return res, reply[1].(int64), nil
