@@ -161,4 +161,3 @@ func TestScoreBatchWithoutRank(t *testing.T) {
 		}
 	})
 }
-
