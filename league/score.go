@@ -116,35 +116,69 @@ func (l *League) checkWrite(w ScoreWrite) error {
 
 // scoreArgs returns the KEYS and ARGV of score.lua for a write.
 func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []any) {
-	k := lv.keys
+	f := e.scoreFixedOf(lv, p, prev)
 	ks := make([]string, 3, 6+len(lv.guards))
-	ks[0], ks[1], ks[2] = k.counters(p.Start.Unix()), k.record(w.Player), k.meta()
-	withID, attempts, hold, caps := "", "", "", ""
+	ks[0], ks[1], ks[2] = f.counters, lv.keys.record(w.Player), f.meta
+	args := make([]any, len(f.argv), len(f.argv)+1+4*len(lv.guards))
+	copy(args, f.argv)
+	args[0], args[4], args[6] = e.clock.Arg(), w.Player, w.Value
 	if w.RequestID != "" {
-		ks = append(ks, k.request(w.Scope, w.RequestID))
-		withID = "1"
+		ks = append(ks, lv.keys.request(w.Scope, w.RequestID))
+		args[19] = "1"
 	}
-	if lv.MaxAttempts > 0 {
-		ks = append(ks, k.attempts(p.Start.Unix()))
-		attempts = strconv.Itoa(lv.MaxAttempts)
+	if f.attempts != "" {
+		ks = append(ks, f.attempts)
 	}
-	if lv.Hold {
-		ks = append(ks, k.held(p.Start.Unix()))
-		hold, caps = "hold", lv.caps
+	if f.held != "" {
+		ks = append(ks, f.held)
 	}
-	noRank := ""
 	if w.NoRank {
-		noRank = "1"
+		args[22] = "1"
 	}
-	args := append(e.scoreArgv(lv, p, prev, w.Player, w.Value, lv.maxGainArg(), attempts, withID, hold, caps), noRank)
 	if len(lv.guards) == 0 {
 		return ks, append(args, 0)
 	}
-	return lv.limitArgs(k, p, e.now(), w, ks, args)
+	return lv.limitArgs(lv.keys, p, e.now(), w, ks, args)
+}
+
+// scoreFixed is what every score write of a league sends alike in one
+// period: its keys, and score.lua's ARGV[1..23] as a write without a
+// request id or NoRank sends them, each boxed into an interface once
+// rather than per write (an allocation each, some fifteen a write).
+// scoreArgs fills in the write's own: the clock, player, value, request
+// id and rank.
+type scoreFixed struct {
+	start, prev    int64
+	epoch          string
+	counters, meta string
+	attempts, held string // "" when the league has no max_attempts, no hold
+	argv           []any
+}
+
+// scoreFixedOf returns lv's scoreFixed for period p, made anew when the
+// period or the league's epoch changed since the last write.
+func (e *Engine) scoreFixedOf(lv *live, p, prev Period) *scoreFixed {
+	start := p.Start.Unix()
+	if f := lv.scoreFixed.Load(); f != nil && f.start == start && f.prev == prev.Start.Unix() && f.epoch == lv.epoch {
+		return f
+	}
+	k := lv.keys
+	f := &scoreFixed{start: start, prev: prev.Start.Unix(), epoch: lv.epoch, counters: k.counters(start), meta: k.meta()}
+	attempts, hold, caps := "", "", ""
+	if lv.MaxAttempts > 0 {
+		f.attempts, attempts = k.attempts(start), strconv.Itoa(lv.MaxAttempts)
+	}
+	if lv.Hold {
+		f.held, hold, caps = k.held(start), "hold", lv.caps
+	}
+	f.argv = append(e.scoreArgv(lv, p, prev, "", 0, lv.maxGainArg(), attempts, "", hold, caps), "")
+	lv.scoreFixed.Store(f)
+	return f
 }
 
 // scoreArgv is score.lua's ARGV[1..22]; the caller appends ARGV[23], the
-// rank's, and the limits.
+// rank's, and the limits. A write's come from scoreFixed, an approval's
+// straight from here.
 func (e *Engine) scoreArgv(lv *live, p, prev Period, player string, value int64, maxGain, attempts, withID, hold, holdArg string) []any {
 	pk := lv.Packing()
 	return []any{
