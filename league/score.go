@@ -121,10 +121,10 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 	ks[0], ks[1], ks[2] = f.counters, lv.keys.record(w.Player), f.meta
 	args := make([]any, len(f.argv), len(f.argv)+1+4*len(lv.guards))
 	copy(args, f.argv)
-	args[0], args[4], args[6] = e.clock.Arg(), w.Player, w.Value
+	args[argNow], args[argPlayer], args[argValue] = e.clock.Arg(), w.Player, w.Value
 	if w.RequestID != "" {
 		ks = append(ks, lv.keys.request(w.Scope, w.RequestID))
-		args[19] = "1"
+		args[argWithID] = "1"
 	}
 	if f.attempts != "" {
 		ks = append(ks, f.attempts)
@@ -133,13 +133,23 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 		ks = append(ks, f.held)
 	}
 	if w.NoRank {
-		args[22] = "1"
+		args[argNoRank] = "1"
 	}
 	if len(lv.guards) == 0 {
 		return ks, append(args, 0)
 	}
 	return lv.limitArgs(lv.keys, p, e.now(), w, ks, args)
 }
+
+// The slots of score.lua's ARGV a write fills in (0-based: argNow is
+// ARGV[1]); scoreArgv lays them out.
+const (
+	argNow    = 0
+	argPlayer = 4
+	argValue  = 6
+	argWithID = 19
+	argNoRank = 22
+)
 
 // scoreFixed is what every score write of a league sends alike in one
 // period: its keys, and score.lua's ARGV[1..23] as a write without a
