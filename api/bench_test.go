@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/league-engine/league/api"
+	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
 )
 
@@ -73,7 +74,16 @@ func benchRequest(method, target string, body []byte) *http.Request {
 	return r
 }
 
-func BenchmarkScoreHandler(b *testing.B) { benchScoreHandler(b, benchFixture(b)) }
+func BenchmarkScoreHandler(b *testing.B) {
+	benchScoreHandler(b, benchFixture(b), "/v1/leagues/weekly/scores")
+}
+
+// BenchmarkScoreHandlerNoRank is BenchmarkScoreHandler asking for no rank
+// (?rank=false): the query's parse against the reply's three fields and
+// Redis's ZREVRANK and ZCARD fewer.
+func BenchmarkScoreHandlerNoRank(b *testing.B) {
+	benchScoreHandler(b, benchFixture(b), "/v1/leagues/weekly/scores?rank=false")
+}
 
 // BenchmarkScoreHandlerTraced is BenchmarkScoreHandler with a span for
 // every request, every one sampled and recorded (then dropped): the
@@ -83,24 +93,25 @@ func BenchmarkScoreHandlerTraced(b *testing.B) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()),
 		sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter())))
 	b.Cleanup(func() { tp.Shutdown(context.Background()) })
-	benchScoreHandler(b, benchFixture(b, withConfig(func(c *api.Config) { c.Tracer = tp.Tracer("bench") })))
+	benchScoreHandler(b, benchFixture(b, withConfig(func(c *api.Config) { c.Tracer = tp.Tracer("bench") })), "/v1/leagues/weekly/scores")
 }
 
-func benchScoreHandler(b *testing.B, f *fixture) {
+func benchScoreHandler(b *testing.B, f *fixture, target string) {
 	bodies := make([][]byte, benchPlayers)
 	for i := range bodies {
 		bodies[i] = fmt.Appendf(nil, `{"player_id":"player-%03d","value":1}`, i)
 	}
 	w := &benchWriter{header: http.Header{}}
 	b.ReportAllocs()
-	b.ResetTimer()
+	cpu := testsvc.StartCPU(b, f.rdb)
 	for i := 0; b.Loop(); i++ {
-		r := benchRequest("POST", "/v1/leagues/weekly/scores", bodies[i%benchPlayers])
+		r := benchRequest("POST", target, bodies[i%benchPlayers])
 		f.handler.ServeHTTP(w, r)
 		if w.status != http.StatusOK {
 			b.Fatalf("status %d", w.status)
 		}
 	}
+	cpu.Report(b)
 }
 
 func BenchmarkBoardHandler(b *testing.B) {

@@ -37,6 +37,24 @@ const maxPooled = 256 << 10
 // jsonContentType is shared by every reply: net/http only reads it.
 var jsonContentType = []string{"application/json"}
 
+// contentLengths are the Content-Length values of replies shorter than
+// 1 KiB (every score write's, most errors'), made once and shared as
+// jsonContentType is: a reply's own would be two allocations.
+var contentLengths = func() (ls [1024][]string) {
+	for n := range ls {
+		ls[n] = []string{strconv.Itoa(n)}
+	}
+	return ls
+}()
+
+// contentLength is the Content-Length header value of an n-byte reply.
+func contentLength(n int) []string {
+	if n < len(contentLengths) {
+		return contentLengths[n]
+	}
+	return []string{strconv.Itoa(n)}
+}
+
 // writeReply writes rep with status and returns the status.
 func (s *Server) writeReply(x *exchange, status int, rep reply) int {
 	w := x.w
@@ -51,7 +69,7 @@ func (s *Server) writeReply(x *exchange, status int, rep reply) int {
 	h["Content-Type"] = jsonContentType
 	// An explicit length keeps replies over net/http's 2 KiB chunking
 	// threshold (boards) out of chunked encoding.
-	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	h["Content-Length"] = contentLength(len(b))
 	w.WriteHeader(status)
 	w.Write(b)
 	if cap(b) <= maxPooled {

@@ -177,6 +177,11 @@ func badInputs() []badInput {
 		{"settlements/unknown league", "GET", "/v1/admin/leagues/nope/settlements", ``, 404, ""},
 		{"settlements/semicolon in query", "GET", "/v1/admin/leagues/weekly/settlements?limit=0;", ``, 400, "query"},
 		{"score/a query", "POST", score + "?dry_run=1", `{"player_id":"alice","value":1}`, 400, "dry_run"},
+		{"score/rank not a boolean", "POST", score + "?rank=no", `{"player_id":"alice","value":1}`, 400, "rank"},
+		{"score/rank empty", "POST", score + "?rank=", `{"player_id":"alice","value":1}`, 400, "rank"},
+		{"score/rank twice", "POST", score + "?rank=false&rank=false", `{"player_id":"alice","value":1}`, 400, "rank"},
+		{"batch/rank not a boolean", "POST", batch + "?rank=0", `{"writes":[{"player_id":"alice","value":1}]}`, 400, "rank"},
+		{"batch/a query", "POST", batch + "?ranks=false", `{"writes":[{"player_id":"alice","value":1}]}`, 400, "ranks"},
 		{"league/a query", "GET", "/v1/leagues/weekly?verbose", ``, 400, "verbose"},
 
 		// no route

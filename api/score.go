@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/league"
 )
 
@@ -13,12 +14,30 @@ func scoreWrite(f writeFields, scope string) league.ScoreWrite {
 	return league.ScoreWrite{Player: f.who, Value: f.value, RequestID: f.requestID, Scope: scope}
 }
 
+// rankParam reads ?rank=: false asks for no rank (league.ScoreWrite.NoRank),
+// so Redis does not read it; the default is true.
+func rankParam(r *http.Request) (noRank bool, err error) {
+	v, given := queryParam(r, "rank")
+	switch {
+	case !given || v == "true":
+		return false, nil
+	case v == "false":
+		return true, nil
+	}
+	return false, invalid("rank", "%q is neither true nor false", excerpt.Of(v))
+}
+
 func (s *Server) score(r *http.Request, caller *Key) (reply, error) {
 	leagueID := r.PathValue("league")
+	noRank, err := rankParam(r)
+	if err != nil {
+		return nil, err
+	}
 	w, err := readWrite(r, playerWriteShape, caller, scoreWrite)
 	if err != nil {
 		return nil, err
 	}
+	w.NoRank = noRank
 	res, err := s.engine.Score(r.Context(), leagueID, w)
 	s.countGuards(leagueID, res, err)
 	if err != nil {
@@ -32,9 +51,16 @@ func (s *Server) score(r *http.Request, caller *Key) (reply, error) {
 // engine refuses fail on their own, in their place in "results".
 func (s *Server) scoreBatch(r *http.Request, caller *Key) (reply, error) {
 	leagueID := r.PathValue("league")
+	noRank, err := rankParam(r)
+	if err != nil {
+		return nil, err
+	}
 	writes, err := readBatch(r, playerWriteShape, caller, scoreWrite)
 	if err != nil {
 		return nil, err
+	}
+	for i := range writes {
+		writes[i].NoRank = noRank
 	}
 	if _, err := s.engine.League(leagueID); err != nil {
 		return nil, s.redisErr(err) // unknown league: 404 even for an empty batch; or lost by Redis
@@ -55,21 +81,29 @@ func (s *Server) scoreBatch(r *http.Request, caller *Key) (reply, error) {
 	return batchReply{league: leagueID, writes: writes, results: results, errs: errs}, nil
 }
 
-// countGuards counts a score write a guard refused, or that was held.
+// countGuards counts a score write a guard refused, or that was held. A
+// write that succeeded is asked nothing more (errors.As's target escapes:
+// an allocation every write would pay for nothing).
 func (s *Server) countGuards(leagueID string, res league.ScoreResult, err error) {
+	if err == nil {
+		if res.Held != nil && !res.Replayed {
+			s.metrics.held.WithLabelValues(leagueID, res.Held.Cap).Inc()
+		}
+		return
+	}
 	var r *league.Refusal
 	switch {
 	case errors.As(err, &r):
 		s.metrics.scoreRefusals.WithLabelValues(leagueID, r.Limit).Inc()
 	case league.ErrorCode(err) == league.RateLimited:
 		s.metrics.scoreRefusals.WithLabelValues(leagueID, "max_attempts").Inc()
-	case err == nil && res.Held != nil && !res.Replayed:
-		s.metrics.held.WithLabelValues(leagueID, res.Held.Cap).Inc()
 	}
 }
 
 // scoreReply is the reply of a score write:
-// {"league","period","tier","board","score","rank","board_size","zone","replayed"}, with "merged_with"
+// {"league","period","tier","board","score","rank","board_size","zone","replayed"},
+// without rank, board_size and zone when the write asked for no rank
+// (?rank=false) or is the retry of one that did, and with "merged_with"
 // while the board is decided with another (min_board_size).
 type scoreReply struct {
 	league string
@@ -93,11 +127,13 @@ func appendScoreFields(b []byte, leagueID string, res league.ScoreResult, first 
 	b = appendStringField(b, "tier", res.Tier, false)
 	b = appendStringField(b, "board", res.Board.String(), false)
 	b = appendIntField(b, "score", res.Score)
-	b = appendIntField(b, "rank", int64(res.Rank))
-	b = appendIntField(b, "board_size", int64(res.BoardSize))
-	b = appendStringField(b, "zone", res.Zone.String(), false)
-	if res.MergedWith != nil {
-		b = appendStringField(b, "merged_with", res.MergedWith.String(), false)
+	if res.Ranked() {
+		b = appendIntField(b, "rank", int64(res.Rank))
+		b = appendIntField(b, "board_size", int64(res.BoardSize))
+		b = appendStringField(b, "zone", res.Zone.String(), false)
+		if res.MergedWith != nil {
+			b = appendStringField(b, "merged_with", res.MergedWith.String(), false)
+		}
 	}
 	if h := res.Held; h != nil {
 		b = appendKey(b, "held", false)

@@ -199,8 +199,8 @@ const (
 
 func (s *Server) routes() {
 	s.handle("POST /v1/leagues/{league}/join", game, s.join)
-	s.handle("POST /v1/leagues/{league}/scores", game, s.score)
-	s.handle("POST /v1/leagues/{league}/scores/batch", game, s.scoreBatch)
+	s.handle("POST /v1/leagues/{league}/scores", game, s.score, takes("rank"))
+	s.handle("POST /v1/leagues/{league}/scores/batch", game, s.scoreBatch, takes("rank"))
 	s.handle("GET /v1/leagues/{league}/players/{player_id}", game, s.player)
 	s.handle("POST /v1/leagues/{league}/standings", game, s.standings)
 	s.handle("GET /v1/leagues/{league}/boards/{board}", game, s.board, takes("period"))

@@ -300,3 +300,27 @@ func TestAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestScoreWithoutRank: NoRank sends ?rank=false, and the result has no
+// rank; a batch asks for none when every write does.
+func TestScoreWithoutRank(t *testing.T) {
+	ctx := context.Background()
+	c := client.New(baseURL, gameKey)
+	for _, p := range []string{"nr-1", "nr-2"} {
+		if _, err := c.Join(ctx, "cup", client.JoinRequest{PlayerID: p, Name: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := c.Score(ctx, "cup", client.ScoreWrite{PlayerID: "nr-1", Value: 3, NoRank: true})
+	if err != nil || r.Score != 3 || r.Rank != 0 || r.BoardSize != 0 || r.Zone != "" || r.Board == "" {
+		t.Fatalf("got %+v, %v; want score 3 on a board, no rank, size or zone", r, err)
+	}
+	rs, err := c.ScoreBatch(ctx, "cup", []client.ScoreWrite{{PlayerID: "nr-1", Value: 1, NoRank: true}, {PlayerID: "nr-2", Value: 1, NoRank: true}})
+	if err != nil || len(rs) != 2 || rs[0].Err != nil || rs[0].Score != 4 || rs[0].Rank != 0 || rs[1].Rank != 0 {
+		t.Fatalf("got %+v, %v; want nr-1 at 4 and nr-2 at 1, no ranks", rs, err)
+	}
+	rs, err = c.ScoreBatch(ctx, "cup", []client.ScoreWrite{{PlayerID: "nr-1", Value: 1, NoRank: true}, {PlayerID: "nr-2", Value: 1}})
+	if err != nil || len(rs) != 2 || rs[0].Rank < 1 || rs[1].Rank < 1 {
+		t.Fatalf("got %+v, %v; want ranks: not every write asked for none", rs, err)
+	}
+}

@@ -47,6 +47,11 @@ type ScoreWrite struct {
 	PlayerID  string `json:"player_id"`
 	Value     int64  `json:"value"`
 	RequestID string `json:"request_id,omitempty"`
+	// NoRank asks for no rank (?rank=false), for games that do not show
+	// it: the result has no Rank, BoardSize or Zone, and the service's
+	// Redis does less work. A retry answers as the first write did. In a
+	// batch it is sent when every write of the call sets it.
+	NoRank bool `json:"-"`
 }
 
 // ScoreResult is the player's position after a write.
@@ -56,9 +61,9 @@ type ScoreResult struct {
 	Tier      string `json:"tier"`
 	Board     string `json:"board"`
 	Score     int64  `json:"score"`
-	Rank      int    `json:"rank"`
-	BoardSize int    `json:"board_size"`
-	Zone      string `json:"zone"` // promote, stay or demote
+	Rank      int    `json:"rank"`       // 0 when the write asked for none (ScoreWrite.NoRank)
+	BoardSize int    `json:"board_size"` // 0 likewise
+	Zone      string `json:"zone"`       // promote, stay or demote; "" likewise
 	// MergedWith is set while the board is decided with another of its
 	// tier (min_board_size): Zone is that merged ranking's.
 	MergedWith string   `json:"merged_with,omitempty"`
@@ -229,23 +234,35 @@ func (c *Client) Score(ctx context.Context, league string, w ScoreWrite) (*Score
 	}
 	out := ScoreResult{}
 	out.RequestID = w.RequestID
-	return ret(&out, c.do(ctx, call{method: "POST", path: leaguePath(league) + "/scores", in: w, rid: w.RequestID, safe: true, out: &out}))
+	return ret(&out, c.do(ctx, call{method: "POST", path: leaguePath(league) + "/scores", query: rankQuery(w.NoRank),
+		in: w, rid: w.RequestID, safe: true, out: &out}))
+}
+
+// rankQuery is the query of a score write that asks for no rank.
+func rankQuery(noRank bool) url.Values {
+	if !noRank {
+		return nil
+	}
+	return url.Values{"rank": {"false"}}
 }
 
 // ScoreBatch writes up to MaxBatch scores in one call (ScoreMany splits
 // more). Each write without a request id is given one, so the batch is
 // retried safely; results are in the order of the writes, each with its
-// request id, and a write refused alone has Err set.
+// request id, and a write refused alone has Err set. The batch asks for no
+// rank when every write sets NoRank.
 func (c *Client) ScoreBatch(ctx context.Context, league string, writes []ScoreWrite) ([]BatchResult, error) {
 	if err := firstErr(checkID("league", league, maxPathIDLen), checkBatch("writes", len(writes))); err != nil {
 		return nil, err
 	}
 	ws := make([]ScoreWrite, len(writes))
+	noRank := len(writes) > 0
 	for i, w := range writes {
 		if w.RequestID == "" {
 			w.RequestID = NewRequestID()
 		}
 		ws[i] = w
+		noRank = noRank && w.NoRank
 	}
 	var out struct {
 		Results []struct {
@@ -253,7 +270,7 @@ func (c *Client) ScoreBatch(ctx context.Context, league string, writes []ScoreWr
 			Error *errorObject `json:"error"`
 		} `json:"results"`
 	}
-	if err := c.do(ctx, call{method: "POST", path: leaguePath(league) + "/scores/batch",
+	if err := c.do(ctx, call{method: "POST", path: leaguePath(league) + "/scores/batch", query: rankQuery(noRank),
 		in: map[string]any{"writes": ws}, safe: true, out: &out}); err != nil {
 		return nil, err
 	}

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/leaderboard"
@@ -43,7 +40,7 @@ func BenchmarkShardedVote(b *testing.B) {
 	var seq atomic.Int64
 	run := func(id string, rid bool) func(b *testing.B) {
 		return func(b *testing.B) {
-			before := redisCPU(b, rdb)
+			before := testsvc.RedisCPU(b, rdb)
 			b.ResetTimer()
 			b.SetParallelism(16)
 			b.RunParallel(func(pb *testing.PB) {
@@ -60,7 +57,7 @@ func BenchmarkShardedVote(b *testing.B) {
 				}
 			})
 			b.StopTimer()
-			b.ReportMetric((redisCPU(b, rdb)-before)/float64(b.N), "redis-cpu-µs/op")
+			b.ReportMetric((testsvc.RedisCPU(b, rdb)-before)/float64(b.N), "redis-cpu-µs/op")
 		}
 	}
 	for round := range 3 {
@@ -71,22 +68,4 @@ func BenchmarkShardedVote(b *testing.B) {
 			}
 		}
 	}
-}
-
-// redisCPU is the CPU time the Redis process has used so far, in µs (INFO
-// cpu: used_cpu_user + used_cpu_sys): unlike a command's duration, it
-// leaves out the time the process waited for a core. Every client counts:
-// measure on a Redis of its own.
-func redisCPU(b *testing.B, rdb *redis.Client) float64 {
-	info, err := rdb.Info(context.Background(), "cpu").Result()
-	testsvc.Must(b, err, "INFO cpu")
-	var sum float64
-	for _, line := range strings.Split(info, "\n") {
-		name, v, _ := strings.Cut(strings.TrimSpace(line), ":")
-		if name == "used_cpu_user" || name == "used_cpu_sys" {
-			f, _ := strconv.ParseFloat(v, 64)
-			sum += f * 1e6
-		}
-	}
-	return sum
 }

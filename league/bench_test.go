@@ -38,6 +38,7 @@ func BenchmarkBaselineEvalSha(b *testing.B) {
 		b.Fatal(err)
 	}
 	key := ns + ":k"
+	cpu := testsvc.StartCPU(b, rdb)
 	b.ResetTimer()
 	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
@@ -48,6 +49,7 @@ func BenchmarkBaselineEvalSha(b *testing.B) {
 			}
 		}
 	})
+	cpu.Report(b)
 }
 
 func BenchmarkJoin(b *testing.B) {
@@ -78,21 +80,29 @@ func benchPlayers(b *testing.B, f *fixture, n int) []string {
 	return ids
 }
 
-func BenchmarkScore(b *testing.B) {
+func BenchmarkScore(b *testing.B) { benchScore(b, false) }
+
+// BenchmarkScoreNoRank is BenchmarkScore's write asking for no rank
+// (ScoreWrite.NoRank): score.lua without its ZREVRANK and ZCARD.
+func BenchmarkScoreNoRank(b *testing.B) { benchScore(b, true) }
+
+func benchScore(b *testing.B, noRank bool) {
 	f := benchFixture(b)
 	ids := benchPlayers(b, f, 1000)
+	cpu := testsvc.StartCPU(b, f.rdb)
 	b.ResetTimer()
 	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			i := benchSeq.Add(1)
-			w := league.ScoreWrite{Player: ids[i%int64(len(ids))], Value: 1, RequestID: fmt.Sprint("r", i)}
+			w := league.ScoreWrite{Player: ids[i%int64(len(ids))], Value: 1, RequestID: fmt.Sprint("r", i), NoRank: noRank}
 			if _, err := f.engine.Score(f.ctx, "weekly", w); err != nil {
 				b.Error(err)
 				return
 			}
 		}
 	})
+	cpu.Report(b)
 }
 
 func BenchmarkScoreBatch100(b *testing.B) {

@@ -47,19 +47,20 @@ type Engine struct {
 type live struct {
 	*League
 	keys        keys
-	code        []int                     // ladder index -> tier code in Redis
-	codes       string                    // code as bytes, one a tier: score.lua refuses a player in another
-	index       map[int]int               // tier code -> ladder index
-	epoch       string                    // the league's data generation at Open (stored.go)
-	restored    time.Time                 // start of the period the last restore ran in; zero: none
-	lost        atomic.Bool               // a script found another epoch (lostError)
-	rulesFP     string                    // fingerprint of Ladder's rules, recorded in meta by Open
-	overrides   map[int64]override        // period start -> its override's ladder (override.go)
-	recorded    sync.Map                  // fingerprint -> *tiers.Ladder: other processes' rules (ladderFor)
-	periodRules periodRules               // period start -> fingerprint of the rules it is decided under
-	warned      sync.Map                  // tier ids this config lacks that a join placed players in, logged once
-	period      atomic.Pointer[[2]Period] // the current period and the one before
-	packing     Packing                   // see Packing
+	code        []int                      // ladder index -> tier code in Redis
+	codes       string                     // code as bytes, one a tier: score.lua refuses a player in another
+	index       map[int]int                // tier code -> ladder index
+	epoch       string                     // the league's data generation at Open (stored.go)
+	restored    time.Time                  // start of the period the last restore ran in; zero: none
+	lost        atomic.Bool                // a script found another epoch (lostError)
+	rulesFP     string                     // fingerprint of Ladder's rules, recorded in meta by Open
+	overrides   map[int64]override         // period start -> its override's ladder (override.go)
+	recorded    sync.Map                   // fingerprint -> *tiers.Ladder: other processes' rules (ladderFor)
+	periodRules periodRules                // period start -> fingerprint of the rules it is decided under
+	warned      sync.Map                   // tier ids this config lacks that a join placed players in, logged once
+	period      atomic.Pointer[[2]Period]  // the current period and the one before
+	packing     Packing                    // see Packing
+	scoreFixed  atomic.Pointer[scoreFixed] // the current period's score.lua arguments (score.go)
 }
 
 // Option configures an Engine.

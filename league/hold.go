@@ -126,7 +126,7 @@ func (e *Engine) Approve(ctx context.Context, leagueID string, id int64) (ScoreR
 	}
 	k := lv.keys
 	ks := []string{k.counters(p.Start.Unix()), k.record(h.Player), k.meta(), k.held(p.Start.Unix())}
-	args := append(e.scoreArgv(lv, p, prev, h.Player, h.Value, "", "", "", "approve", strconv.FormatInt(id, 10)), 0)
+	args := append(e.scoreArgv(lv, p, prev, h.Player, h.Value, "", "", "", "approve", strconv.FormatInt(id, 10)), "", 0)
 	reply, err := e.run.Run(ctx, scripts.Score, false, ks, args...).Slice()
 	if err != nil {
 		return ScoreResult{}, writeError("approve", err)

@@ -162,7 +162,7 @@ func (k keys) limitCounter(g guard, w ScoreWrite, start time.Time) string {
 }
 
 // limitArgs appends to a score write's keys and arguments the counters of
-// the league's guards (score.lua's ARGV[23] on).
+// the league's guards (score.lua's ARGV[24] on).
 func (l *League) limitArgs(k keys, p Period, now time.Time, w ScoreWrite, ks []string, args []any) ([]string, []any) {
 	args = append(args, len(l.guards))
 	for _, g := range l.guards {

@@ -25,6 +25,12 @@ type ScoreWrite struct {
 	// result nor claim its ids first. The API sets the name of the caller's
 	// key; "" is the scope of unnamed callers (CheckScope).
 	Scope string
+	// NoRank is for callers that do not show the player's rank: Redis
+	// skips reading it and the board's size, and the result has Rank and
+	// BoardSize 0 (ScoreResult.Ranked). A retry answers as the first write
+	// did, whatever either asked: a rank-less first write's retry has no
+	// rank, a ranked one's has its rank.
+	NoRank bool
 }
 
 // ScoreResult is the player's position after a write.
@@ -33,14 +39,15 @@ type ScoreResult struct {
 	Tier      string
 	Board     BoardID
 	Score     int64
-	Rank      int // 1-based on the sub-board
-	BoardSize int
+	Rank      int // 1-based on the sub-board; 0 when not read (ScoreWrite.NoRank)
+	BoardSize int // 0 when the rank was not read
 	// Zone is where Rank falls on the board as settlement would decide it
 	// now: with MergedWith, in the ranking of both boards' players.
+	// Meaningful only when Ranked.
 	Zone tiers.Zone
 	// MergedWith is the board of the tier this one is decided with while
 	// it is its tier's short last board, or the board before it
-	// (min_board_size); nil when decided alone.
+	// (min_board_size); nil when decided alone, or not Ranked.
 	MergedWith *BoardID
 	// Replayed reports a retried request id: the first write's result.
 	Replayed bool
@@ -50,6 +57,10 @@ type ScoreResult struct {
 	// approves it (Engine.Approve).
 	Held *Held
 }
+
+// Ranked reports whether the result has the player's rank, board size and
+// zone: false for a write made with NoRank (and for its retries).
+func (r ScoreResult) Ranked() bool { return r.Rank > 0 }
 
 // Score applies a write with the league's operator (incr, best or set). The
 // player must have joined the current period; writes after the period ended
@@ -112,30 +123,79 @@ func (l *League) checkWrite(w ScoreWrite) error {
 
 // scoreArgs returns the KEYS and ARGV of score.lua for a write.
 func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []any) {
-	k := lv.keys
+	f := e.scoreFixedOf(lv, p, prev)
 	ks := make([]string, 3, 6+len(lv.guards))
-	ks[0], ks[1], ks[2] = k.counters(p.Start.Unix()), k.record(w.Player), k.meta()
-	withID, attempts, hold, caps := "", "", "", ""
+	ks[0], ks[1], ks[2] = f.counters, lv.keys.record(w.Player), f.meta
+	args := make([]any, len(f.argv), len(f.argv)+1+4*len(lv.guards))
+	copy(args, f.argv)
+	args[argNow], args[argPlayer], args[argValue] = e.clock.Arg(), w.Player, w.Value
 	if w.RequestID != "" {
-		ks = append(ks, k.request(w.Scope, w.RequestID))
-		withID = "1"
+		ks = append(ks, lv.keys.request(w.Scope, w.RequestID))
+		args[argWithID] = "1"
 	}
-	if lv.MaxAttempts > 0 {
-		ks = append(ks, k.attempts(p.Start.Unix()))
-		attempts = strconv.Itoa(lv.MaxAttempts)
+	if f.attempts != "" {
+		ks = append(ks, f.attempts)
 	}
-	if lv.Hold {
-		ks = append(ks, k.held(p.Start.Unix()))
-		hold, caps = "hold", lv.caps
+	if f.held != "" {
+		ks = append(ks, f.held)
 	}
-	args := e.scoreArgv(lv, p, prev, w.Player, w.Value, lv.maxGainArg(), attempts, withID, hold, caps)
+	if w.NoRank {
+		args[argNoRank] = "1"
+	}
 	if len(lv.guards) == 0 {
 		return ks, append(args, 0)
 	}
-	return lv.limitArgs(k, p, e.now(), w, ks, args)
+	return lv.limitArgs(lv.keys, p, e.now(), w, ks, args)
 }
 
-// scoreArgv is score.lua's ARGV[1..22].
+// The slots of score.lua's ARGV a write fills in (0-based: argNow is
+// ARGV[1]); scoreArgv lays them out.
+const (
+	argNow    = 0
+	argPlayer = 4
+	argValue  = 6
+	argWithID = 19
+	argNoRank = 22
+)
+
+// scoreFixed is what every score write of a league sends alike in one
+// period: its keys, and score.lua's ARGV[1..23] as a write without a
+// request id or NoRank sends them, each boxed into an interface once
+// rather than per write (an allocation each, some fifteen a write).
+// scoreArgs fills in the write's own: the clock, player, value, request
+// id and rank.
+type scoreFixed struct {
+	start, prev    int64
+	epoch          string
+	counters, meta string
+	attempts, held string // "" when the league has no max_attempts, no hold
+	argv           []any
+}
+
+// scoreFixedOf returns lv's scoreFixed for period p, made anew when the
+// period or the league's epoch changed since the last write.
+func (e *Engine) scoreFixedOf(lv *live, p, prev Period) *scoreFixed {
+	start := p.Start.Unix()
+	if f := lv.scoreFixed.Load(); f != nil && f.start == start && f.prev == prev.Start.Unix() && f.epoch == lv.epoch {
+		return f
+	}
+	k := lv.keys
+	f := &scoreFixed{start: start, prev: prev.Start.Unix(), epoch: lv.epoch, counters: k.counters(start), meta: k.meta()}
+	attempts, hold, caps := "", "", ""
+	if lv.MaxAttempts > 0 {
+		f.attempts, attempts = k.attempts(start), strconv.Itoa(lv.MaxAttempts)
+	}
+	if lv.Hold {
+		f.held, hold, caps = k.held(start), "hold", lv.caps
+	}
+	f.argv = append(e.scoreArgv(lv, p, prev, "", 0, lv.maxGainArg(), attempts, "", hold, caps), "")
+	lv.scoreFixed.Store(f)
+	return f
+}
+
+// scoreArgv is score.lua's ARGV[1..22]; the caller appends ARGV[23], the
+// rank's, and the limits. A write's come from scoreFixed, an approval's
+// straight from here.
 func (e *Engine) scoreArgv(lv *live, p, prev Period, player string, value int64, maxGain, attempts, withID, hold, holdArg string) []any {
 	pk := lv.Packing()
 	return []any{
@@ -180,12 +240,14 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 			res.Held = &Held{ID: reply[5].(int64), Period: p, Player: w.Player, Value: w.Value, Cap: cap}
 			res.Replayed = reply[7].(int64) == 1
 		}
-		ladder, _ := lv.ladderAt(p.Start.Unix())
-		m, err := e.mergeOf(ctx, lv, ladder, p.Start.Unix(), idx, board, &res.Score)
-		if err != nil {
-			return res, 0, err
+		if res.Ranked() {
+			ladder, _ := lv.ladderAt(p.Start.Unix())
+			m, err := e.mergeOf(ctx, lv, ladder, p.Start.Unix(), idx, board, &res.Score)
+			if err != nil {
+				return res, 0, err
+			}
+			res.Zone, res.MergedWith = ladder.Zone(idx, m.rank(res.Rank), m.size(res.BoardSize), res.Score), m.board(tier)
 		}
-		res.Zone, res.MergedWith = ladder.Zone(idx, m.rank(res.Rank), m.size(res.BoardSize), res.Score), m.board(tier)
 		return res, 0, nil
 	case scripts.WrongPeriod:
 		return res, reply[1].(int64), nil

@@ -9,7 +9,7 @@
 --   <ns>:{L}:a:<Q>            the period's writes per player (ARGV[18])
 --   <ns>:{L}:h:<Q>            the period's held writes (ARGV[21]): 'seq', the last id given,
 --                             and per id '<ms>:<value>:<cap>:<player>'
---   the rate limits' counters, ARGV[23] of them (common.lua's limits)
+--   the rate limits' counters, ARGV[24] of them (common.lua's limits)
 -- ARGV[1]  -> now in ms, or '' for Redis TIME
 -- ARGV[2]  -> Q start (Unix s)   ARGV[3] -> Q end (Unix s)
 -- ARGV[4]  -> key prefix <ns>:{L}:
@@ -30,13 +30,17 @@
 --             'approve': apply held write ARGV[22] (its value; no cap, limit or attempt applies)
 -- ARGV[22] -> with 'hold', the caps' names: 'max_gain', then each gain limit's, spaces between;
 --             with 'approve', the held write's id
--- ARGV[23] -> r, the number of rate limits, then four each (common.lua's limits): the player's
+-- ARGV[23] -> '1': the caller shows no rank, so none is computed (no ZREVRANK, no ZCARD): the
+--             reply's rank and size are 0, and so is what a retry of this request id answers
+-- ARGV[24] -> r, the number of rate limits, then four each (common.lua's limits): the player's
 --             and the key's write limits ('write') and the player's gain limits ('gain')
 --
 -- Returns one of
 --   {0, record, score, rank, size}  written (or unchanged): the player's 9-byte record
 --                        (period, tier, join number), score, 1-based rank and board size
---   {1, record, score, rank, size}  a retry: the first write's result, unchanged
+--                        (rank and size 0 with ARGV[23])
+--   {1, record, score, rank, size}  a retry: the first write's result, unchanged (rank and size
+--                        0 when the first write asked for none, whatever ARGV[23] says now)
 --   {2, now}             Q is not the period at Redis's now (ms): recompute and retry
 --   {3, start}           the period starting at start (Unix s) has ended for the player:
 --                        theirs is the one before Q, or Q is closed for settlement
@@ -77,9 +81,10 @@ local rid, attempts, held
 if ARGV[20] == '1' then rid, k = KEYS[k], k + 1 end
 if ARGV[18] ~= '' then attempts, k = KEYS[k], k + 1 end
 if ARGV[21] ~= '' then held, k = KEYS[k], k + 1 end
-local nl = tonumber(ARGV[23])
+local nl = tonumber(ARGV[24])
 if rid then
-  -- stored: record (9 bytes) score:rank:size:player, after 'h<id> <cap> ' when held
+  -- stored: record (9 bytes) score:rank:size:player, after 'h<id> <cap> ' when held;
+  -- rank and size 0 when the first write asked for none (ARGV[23])
   local stored = redis.call('GET', rid)
   if stored then
     local id, cap, at = string.match(stored, '^h(%d+) (%S+) ()')
@@ -132,11 +137,11 @@ if attempts and tonumber(redis.call('HGET', attempts, player) or 0) >= tonumber(
   return {18, tonumber(ARGV[18])}
 end
 if nl > 0 then
-  local over = limits_over(k, 24, nl, 'write', 1, now)
+  local over = limits_over(k, 25, nl, 'write', 1, now)
   if over < 0 then
     return {2, now}
   elseif over > 0 then
-    return {16, over, tonumber(ARGV[24 + 4 * over - 2]) or -1}
+    return {16, over, tonumber(ARGV[25 + 4 * over - 2]) or -1}
   end
 end
 
@@ -145,6 +150,12 @@ local board = math.ceil(n / size)
 local bk = board_key(ARGV[4], qs, t, board)
 here(bk, KEYS[2])
 local shift = 2 ^ (time_bits + slot_bits)
+
+-- The player's rank and the board's size, unless the caller shows no rank
+-- (ARGV[23]): the two reads are most of what a plain write costs Redis
+-- past the write itself. (Inlined where used, not a function: Lua builds a
+-- closure for each definition on every call.)
+local rank_wanted = ARGV[23] ~= '1'
 
 -- The guards' functions, defined only for a league that has guards: Lua
 -- builds a closure for each definition on every call, which a plain
@@ -156,7 +167,7 @@ if guarded then
   -- when it is held, as it was made), then the gain limits with what it
   -- gained.
   consumed = function(gain)
-    limits_take(k, 24, nl, nil, gain, now)
+    limits_take(k, 25, nl, nil, gain, now)
     if attempts and redis.call('HINCRBY', attempts, player, 1) == 1 then
       redis.call('PEXPIRE', attempts, qe * 1000 + tonumber(ARGV[19]) - now)
     end
@@ -168,7 +179,7 @@ if guarded then
     if ARGV[17] ~= '' and gain > tonumber(ARGV[17]) then
       return 0
     end
-    local l = limits_over(k, 24, nl, 'gain', gain, now)
+    local l = limits_over(k, 25, nl, 'gain', gain, now)
     if l ~= 0 then return l end
   end
 
@@ -189,8 +200,10 @@ if guarded then
     end
     redis.call('HSET', held, id, now .. ':' .. value .. ':' .. cap .. ':' .. player)
     consumed(0)
-    local rank = redis.call('ZREVRANK', bk, player) + 1
-    local card = redis.call('ZCARD', bk)
+    local rank, card = 0, 0
+    if rank_wanted then
+      rank, card = redis.call('ZREVRANK', bk, player) + 1, redis.call('ZCARD', bk)
+    end
     if rid then
       redis.call('SET', rid, 'h' .. id .. ' ' .. cap .. ' ' .. rec .. int(current) .. ':' .. rank .. ':' .. card .. ':' .. player, 'PX', ARGV[13])
     end
@@ -265,8 +278,10 @@ end
 if not recorded_op then
   redis.call('HSETNX', KEYS[3], op_field, op)
 end
-local rank = redis.call('ZREVRANK', bk, player) + 1
-local card = redis.call('ZCARD', bk)
+local rank, card = 0, 0
+if rank_wanted then
+  rank, card = redis.call('ZREVRANK', bk, player) + 1, redis.call('ZCARD', bk)
+end
 if ARGV[21] == 'approve' then
   redis.call('HDEL', held, ARGV[22])
 elseif guarded then

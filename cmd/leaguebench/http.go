@@ -135,6 +135,9 @@ func appendWrite(b []byte, s league.ScoreWrite) []byte {
 
 func (t *httpTarget) score(ctx context.Context, w *worker, s league.ScoreWrite) error {
 	w.body = appendWrite(w.body[:0], s)
+	if s.NoRank {
+		return t.do(ctx, w, http.MethodPost, "/scores?rank=false", w.body)
+	}
 	return t.do(ctx, w, http.MethodPost, "/scores", w.body)
 }
 

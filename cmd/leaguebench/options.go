@@ -72,7 +72,7 @@ type options struct {
 }
 
 var (
-	liveWorkloads = []string{"join", "score", "standing", "board", "mix", "batch", "player", "lbwrite", "lbtop", "lbmember", "lbroll", "lbwindow", "lbscheme3", "lbvote"}
+	liveWorkloads = []string{"join", "score", "scorenorank", "standing", "board", "mix", "batch", "player", "lbwrite", "lbtop", "lbmember", "lbroll", "lbwindow", "lbscheme3", "lbvote"}
 	// runWorkloads each run apart from the live table's fixture, with
 	// fixtures and tables of their own (some add rows to the live table).
 	runWorkloads = []string{"memory", "settle", "stalls", "lbfill", "lbvotemem", "lbshards", "lbshardwrite", "lbqueue"}
@@ -101,7 +101,8 @@ Results are ratios.
   leaguebench -workloads settle -players 100000,1000000    (needs DATABASE_URL)
   leaguebench -workloads stalls -duration 10s              (the machine's own scheduling gaps)
 
-Workloads: join, score, standing, board, mix (70% score writes, 25% standings,
+Workloads: join, score, scorenorank (score's write with ?rank=false: no
+rank read), standing, board, mix (70% score writes, 25% standings,
 5% boards), batch (score writes, -batch per request, against single writes),
 player (HTTP GET of a player: standing, pending rewards and history), memory,
 settle, stalls (threads that only read the clock, alone and one per CPU: how

@@ -88,6 +88,7 @@ type workload struct {
 var workloads = []workload{
 	{name: "join", unit: "ops", perUnitLatency: true, vias: allVias, op: joinOp, baseline: evalshaBaseline},
 	{name: "score", unit: "ops", perUnitLatency: true, vias: allVias, op: scoreOp, baseline: evalshaBaseline},
+	{name: "scorenorank", unit: "ops", perUnitLatency: true, vias: allVias, op: scoreNoRankOp, baseline: evalshaBaseline},
 	{name: "standing", unit: "ops", perUnitLatency: true, vias: allVias, op: standingOp, baseline: evalshaBaseline},
 	{name: "board", unit: "ops", perUnitLatency: true, vias: allVias, op: boardOp, baseline: zrevrangeBaseline},
 	{name: "mix", unit: "ops", perUnitLatency: true, vias: allVias, op: mixOp, baseline: mixBaseline},
@@ -140,6 +141,16 @@ func joinOp(t target, p *population, _ int) op {
 func scoreOp(t target, p *population, _ int) op {
 	return func(ctx context.Context, w *worker) (int, error) {
 		return one(t.score(ctx, w, p.write(w)))
+	}
+}
+
+// scoreNoRankOp is scoreOp's write asking for no rank (?rank=false):
+// what a game that does not show it pays.
+func scoreNoRankOp(t target, p *population, _ int) op {
+	return func(ctx context.Context, w *worker) (int, error) {
+		s := p.write(w)
+		s.NoRank = true
+		return one(t.score(ctx, w, s))
 	}
 }
 
