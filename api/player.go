@@ -27,6 +27,9 @@ type standingBody struct {
 	BoardSize int     `json:"board_size"`
 	Gap       int64   `json:"gap"`
 	Zone      *string `json:"zone"`
+	// Protected: promotion protection keeps the player, ranked in the
+	// demotion zone, in the tier (zone stay).
+	Protected bool `json:"protected,omitempty"`
 	// Moderation is present when an operator took the player off their
 	// board (hidden, removed, banned): rank 0, zone null.
 	Moderation league.BoardState `json:"moderation,omitempty"`
@@ -35,7 +38,7 @@ type standingBody struct {
 func newStandingBody(st league.Standing) standingBody {
 	b := standingBody{
 		League: st.League, PlayerID: st.Player, Period: st.Period.ID(), PeriodEnd: rfc3339(st.Period.End), Joined: st.Joined, Tier: st.Tier,
-		Rank: st.Rank, Score: st.Score, BoardSize: st.BoardSize, Gap: st.Gap,
+		Rank: st.Rank, Score: st.Score, BoardSize: st.BoardSize, Gap: st.Gap, Protected: st.Protected,
 	}
 	if st.Joined {
 		board, zone := st.Board.String(), st.Zone.String()

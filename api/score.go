@@ -95,6 +95,9 @@ func appendScoreFields(b []byte, leagueID string, res league.ScoreResult, first 
 	b = appendIntField(b, "rank", int64(res.Rank))
 	b = appendIntField(b, "board_size", int64(res.BoardSize))
 	b = appendStringField(b, "zone", res.Zone.String(), false)
+	if res.Protected {
+		b = appendBoolField(b, "protected", true)
+	}
 	if h := res.Held; h != nil {
 		b = appendKey(b, "held", false)
 		b = strconv.AppendInt(appendKey(append(b, '{'), "id", true), h.ID, 10)

@@ -51,14 +51,17 @@ type ScoreWrite struct {
 
 // ScoreResult is the player's position after a write.
 type ScoreResult struct {
-	League    string   `json:"league"`
-	Period    string   `json:"period"`
-	Tier      string   `json:"tier"`
-	Board     string   `json:"board"`
-	Score     int64    `json:"score"`
-	Rank      int      `json:"rank"`
-	BoardSize int      `json:"board_size"`
-	Zone      string   `json:"zone"` // promote, stay or demote
+	League    string `json:"league"`
+	Period    string `json:"period"`
+	Tier      string `json:"tier"`
+	Board     string `json:"board"`
+	Score     int64  `json:"score"`
+	Rank      int    `json:"rank"`
+	BoardSize int    `json:"board_size"`
+	Zone      string `json:"zone"` // promote, stay or demote
+	// Protected: promotion protection (the tier's protect_promoted) keeps
+	// the player, ranked in the demotion zone, in the tier; Zone is stay.
+	Protected bool     `json:"protected,omitempty"`
 	Held      *HeldRef `json:"held,omitempty"`
 	Replayed  bool     `json:"replayed"` // a retried request id: the first write's result
 	// RequestID is the id the write was sent with (the caller's, or the
@@ -97,6 +100,7 @@ type Standing struct {
 	BoardSize  int       `json:"board_size"`
 	Gap        int64     `json:"gap"` // to draw level with the player above
 	Zone       *string   `json:"zone"`
+	Protected  bool      `json:"protected,omitempty"`  // kept in the tier by promotion protection: Zone is stay
 	Moderation string    `json:"moderation,omitempty"` // hidden, removed or banned; empty when ranked
 }
 
@@ -150,6 +154,8 @@ type Entry struct {
 	Avatar   string `json:"avatar"`
 	Score    int64  `json:"score"`
 	Zone     string `json:"zone"`
+	// Protected: kept in the tier by promotion protection; Zone is stay.
+	Protected bool `json:"protected,omitempty"`
 }
 
 // League is a league's configuration and current period.
@@ -179,6 +185,7 @@ type Tier struct {
 	AtLeastFrom     int          `json:"at_least_from,omitempty"`
 	JumpTop         int          `json:"jump_top,omitempty"`
 	JumpTiers       int          `json:"jump_tiers,omitempty"`
+	ProtectPromoted bool         `json:"protect_promoted,omitempty"`
 	MinPromoteScore int64        `json:"min_promote_score"`
 	MinRewardScore  int64        `json:"min_reward_score"`
 	Rewards         []RewardBand `json:"rewards"`

@@ -58,6 +58,9 @@ type Entry struct {
 	// Zone is where the rank falls under the tier's ratios and the board's
 	// current size (tiers.Ladder.Zone, the rule settlement applies).
 	Zone tiers.Zone
+	// Protected reports a player of the demotion ranks whom promotion
+	// protection keeps in the tier: Zone is Stay (protect.go).
+	Protected bool
 }
 
 // BoardCount is how many sub-boards a tier's players fill in a period:
@@ -112,6 +115,9 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 			Rank: i + 1, Player: player, Name: name, Avatar: avatar, Score: score,
 			Zone: ladder.Zone(idx, i+1, len(zs), score),
 		}
+	}
+	if err := e.protectEntries(ctx, lv, ladder, start, idx, b.Entries); err != nil {
+		return Board{}, err
 	}
 	return b, nil
 }
@@ -182,6 +188,9 @@ type Standing struct {
 	// above; 0 at rank 1.
 	Gap  int64
 	Zone tiers.Zone
+	// Protected reports a player of the demotion ranks whom promotion
+	// protection keeps in the tier: Zone is Stay (protect.go).
+	Protected bool
 	// Earned, for a player who has not joined the current period, is the
 	// reward of their last period that a join would deliver, decided from
 	// its frozen board because settlement has not reached it yet (nil when
@@ -349,6 +358,10 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 	}
 	ladder, _ := lv.ladderAt(p.Start.Unix())
 	s.Zone = ladder.Zone(idx, s.Rank, s.BoardSize, s.Score)
+	var err error
+	if s.Zone, s.Protected, err = e.protect(ctx, lv, ladder, p.Start.Unix(), idx, s.Zone, player); err != nil {
+		return Standing{}, err
+	}
 	return s, nil
 }
 

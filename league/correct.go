@@ -290,7 +290,10 @@ func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, player string, acti
 	})
 	standings := make([]tiers.Standing, len(ranked))
 	for k, o := range ranked {
-		standings[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score}
+		// A player promotion protection kept at settlement stays kept; the
+		// store knows of no other promoted player (protect.go).
+		standings[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score,
+			Promoted: protectedAtClose(ladder, idx, o.Rank, len(board), o.Score, o.Zone)}
 	}
 	after := map[string]tiers.Outcome{}
 	for _, o := range ladder.Settle(idx, standings) {

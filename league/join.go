@@ -141,10 +141,15 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 			args[15], args[16] = d.earned, d.rewards
 		}
 	}
-	return e.run.Run(ctx, scripts.Join, false, []string{
+	ks := []string{
 		k.counters(p.Start.Unix()), k.record(req.Player), k.reward(req.Player),
 		k.claimed(p.Start.Unix()), k.meta(), k.periods(), k.claims(), k.played(), k.bans(),
-	}, args...).Slice()
+	}
+	if lv.ranks != "" {
+		// promotion protection (protect.go): only leagues with it pay for it
+		ks, args = append(ks, k.promoted(p.Start.Unix())), append(args, lv.ranks)
+	}
+	return e.run.Run(ctx, scripts.Join, false, ks, args...).Slice()
 }
 
 // lookup is where a record's board has the player: rank 0 if the board is
@@ -243,7 +248,10 @@ func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, pl
 		// taken off the board by an operator: settlement skips them, and
 		// they stay
 	case look.rank > 0:
-		z := ladder.Zone(played, look.rank, look.size, look.score)
+		z, _, err := e.protect(ctx, lv, ladder, rec.start, played, ladder.Zone(played, look.rank, look.size, look.score), player)
+		if err != nil {
+			return 0, nil, err
+		}
 		tier = ladder.Next(played, z, look.rank)
 		if items := ladder.Rewards(played, look.rank, look.score); items != nil {
 			reward = &Reward{Earned: rec.startTime(), Tier: ladder.Tier(played).ID, Rank: look.rank, Items: items}

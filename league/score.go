@@ -36,6 +36,9 @@ type ScoreResult struct {
 	Rank      int // 1-based on the sub-board
 	BoardSize int
 	Zone      tiers.Zone
+	// Protected reports a player of the demotion ranks whom promotion
+	// protection keeps in the tier: Zone is Stay (protect.go).
+	Protected bool
 	// Replayed reports a retried request id: the first write's result.
 	Replayed bool
 	// Held is set when the write passed a gain cap of a league that holds
@@ -176,6 +179,9 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 		}
 		ladder, _ := lv.ladderAt(p.Start.Unix())
 		res.Zone = ladder.Zone(idx, res.Rank, res.BoardSize, res.Score)
+		if res.Zone, res.Protected, err = e.protect(ctx, lv, ladder, p.Start.Unix(), idx, res.Zone, w.Player); err != nil {
+			return res, 0, err
+		}
 		return res, 0, nil
 	case scripts.WrongPeriod:
 		return res, reply[1].(int64), nil

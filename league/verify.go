@@ -93,6 +93,9 @@ func Verify(ladder *tiers.Ladder, boards []RecordedBoard, stray []EarnedReward, 
 // Board re-decides one recorded board (tiers.Ladder.Settle on its players
 // ranked 1..n in the recorded order, with their recorded scores) and
 // compares each player's recorded tier after, zone and reward with it.
+// A stay recorded in the demotion ranks of a tier that protects promoted
+// players is read as that protection (protectedAtClose): the store keeps
+// no other record of who was promoted, so this cannot refute one.
 func (v *Verification) Board(b RecordedBoard) {
 	v.Boards++
 	v.Players += len(b.Outcomes)
@@ -110,7 +113,8 @@ func (v *Verification) Board(b RecordedBoard) {
 			v.diff(Difference{Board: b.ID, Rank: o.Rank, Player: o.Player, Field: "rank",
 				Recorded: strconv.Itoa(o.Rank), Expected: strconv.Itoa(k + 1)})
 		}
-		board[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score}
+		board[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score,
+			Promoted: protectedAtClose(v.ladder, idx, k+1, len(b.Outcomes), o.Score, o.Zone)}
 	}
 	for k, want := range v.ladder.Settle(idx, board) {
 		o := b.Outcomes[k]

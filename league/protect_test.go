@@ -1,0 +1,234 @@
+package league_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
+)
+
+// protectLadder: bronze promotes its top 2 (with a score); silver, which
+// protects promoted players, promotes its top 1 and demotes its bottom 2;
+// gold, which does not, demotes its bottom 1.
+func protectLadder(protect bool) func(*league.League) {
+	return func(l *league.League) {
+		ld, err := tiers.NewLadder([]tiers.Tier{
+			{ID: "bronze", Name: "Bronze", PromoteCount: 2, MinPromoteScore: 1},
+			{ID: "silver", Name: "Silver", PromoteCount: 1, DemoteCount: 2, ProtectPromoted: protect},
+			{ID: "gold", Name: "Gold", DemoteCount: 1},
+		})
+		if err != nil {
+			panic(err) // a fixed ladder: a test bug
+		}
+		l.Ladder = ld
+	}
+}
+
+// protectWeeks plays the weeks that set up TestPromotionProtection, and
+// returns the third, running:
+//
+//	week 1: a0..a9 in bronze; a0 and a1 are promoted to silver.
+//	week 2: silver holds a0 and a1 (1 promoted, 1 demoted on a board of
+//	        2): a0 rises to gold; a1, promoted into silver, is kept there.
+//	        In bronze a2 and a3 are promoted to silver.
+//	week 3: gold holds a0 (promoted into it); silver holds a2 (ranked 1),
+//	        a1 (2: not promoted into silver this time) and a3 (3, promoted).
+func protectWeeks(t *testing.T, f *fixture) league.Period {
+	t.Helper()
+	week1 := f.period()
+	for i := range 10 {
+		id := fmt.Sprintf("a%d", i)
+		f.join(id)
+		f.score(id, int64(100-i))
+	}
+	f.clock.After(week1.End)
+	f.settle(week1)
+
+	week2 := f.period()
+	for i := range 10 {
+		f.join(fmt.Sprintf("a%d", i))
+	}
+	f.score("a0", 50)
+	f.score("a1", 40)
+	for i := 2; i < 10; i++ {
+		f.score(fmt.Sprintf("a%d", i), int64(100-i))
+	}
+	if st := standing(t, f, "a1"); st.Zone != tiers.Stay || !st.Protected {
+		t.Fatalf("week 2, a1 (promoted into silver, ranked last): zone %s, protected %v; want stay, protected", st.Zone, st.Protected)
+	}
+	f.clock.After(week2.End)
+	out := outcomesByPlayer(f.settle(week2))
+	if o := out["a1"]; o.TierAfter != 1 || !o.Protected || o.Zone != tiers.Stay {
+		t.Fatalf("week 2, a1: %+v; want kept in silver", o)
+	}
+
+	week3 := f.period()
+	for _, id := range []string{"a0", "a1", "a2", "a3"} {
+		f.join(id)
+	}
+	f.score("a0", 5)
+	f.score("a2", 30)
+	f.score("a1", 20)
+	f.score("a3", 10)
+	return week3
+}
+
+func outcomesByPlayer(os []tiers.Outcome) map[string]tiers.Outcome {
+	m := map[string]tiers.Outcome{}
+	for _, o := range os {
+		m[o.Player] = o
+	}
+	return m
+}
+
+func standing(t *testing.T, f *fixture, player string) league.Standing {
+	t.Helper()
+	st, err := f.engine.Standing(f.ctx, f.league.ID, player)
+	testsvc.Must(t, err, "Standing %s", player)
+	return st
+}
+
+// TestPromotionProtection: in a tier that protects, a player promoted into
+// it and ranked last is shown as staying (board, standing, score reply) and
+// stays at settlement; the player above them in the same demotion zone,
+// not promoted into the tier, is demoted; a player promoted into a tier
+// that does not protect is demoted. Zones shown just before the close are
+// the outcomes written.
+func TestPromotionProtection(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, protectLadder(true))
+		week3 := protectWeeks(t, f)
+
+		want := map[string]struct {
+			zone      tiers.Zone
+			protected bool
+			after     string
+		}{
+			"a2": {tiers.Promote, false, "gold"},
+			"a1": {tiers.Demote, false, "bronze"}, // in the zone, not promoted into silver
+			"a3": {tiers.Stay, true, "silver"},    // in the zone, promoted into silver
+			"a0": {tiers.Demote, false, "silver"}, // promoted into gold, which does not protect
+		}
+		shown := map[string]tiers.Zone{}
+		for _, id := range []string{"silver-1", "gold-1"} {
+			bid, err := league.ParseBoardID(id)
+			testsvc.Must(t, err, "ParseBoardID")
+			bd, err := f.engine.Board(f.ctx, f.league.ID, league.Period{}, bid)
+			testsvc.Must(t, err, "Board %s", id)
+			for _, e := range bd.Entries {
+				w := want[e.Player]
+				if e.Zone != w.zone || e.Protected != w.protected {
+					t.Errorf("board %s, %s: zone %s, protected %v; want %s, %v", id, e.Player, e.Zone, e.Protected, w.zone, w.protected)
+				}
+				shown[e.Player] = e.Zone
+			}
+		}
+		for id, w := range want {
+			if st := standing(t, f, id); st.Zone != w.zone || st.Protected != w.protected {
+				t.Errorf("standing of %s: zone %s, protected %v; want %s, %v", id, st.Zone, st.Protected, w.zone, w.protected)
+			}
+		}
+		if r := f.score("a3", 1); r.Zone != tiers.Stay || !r.Protected || r.Rank != 3 {
+			t.Errorf("a3's score reply: rank %d, zone %s, protected %v; want rank 3, stay, protected", r.Rank, r.Zone, r.Protected)
+		}
+		if r := f.score("a1", 1); r.Zone != tiers.Demote || r.Protected {
+			t.Errorf("a1's score reply: zone %s, protected %v; want demote, not protected", r.Zone, r.Protected)
+		}
+
+		f.clock.After(week3.End)
+		out := outcomesByPlayer(f.settle(week3))
+		for id, w := range want {
+			o := out[id]
+			if o.Zone != shown[id] || o.Protected != w.protected || f.league.Ladder.Tier(o.TierAfter).ID != w.after {
+				t.Errorf("settled %s: zone %s (shown %s), protected %v, to %s; want protected %v, to %s",
+					id, o.Zone, shown[id], o.Protected, f.league.Ladder.Tier(o.TierAfter).ID, w.protected, w.after)
+			}
+		}
+		// A protected player is protected once: a3, who stayed, plays
+		// week 4 in silver as anyone who stayed.
+		if p := f.join("a3"); p.Tier != "silver" {
+			t.Errorf("a3 joined week 4 in %s, want silver", p.Tier)
+		}
+		if n := f.rdb.Exists(f.ctx, f.ns+":{weekly}:pp:"+fmt.Sprint(f.period().Start.Unix())).Val(); n != 0 {
+			t.Errorf("a join of a player who stayed recorded a promotion")
+		}
+	})
+}
+
+// TestPromotionProtectionDecidedAtJoin: a join deciding the player's tier
+// from the frozen board, before settlement, keeps a protected player in
+// their tier as settlement then does, and the preview says so too.
+func TestPromotionProtectionDecidedAtJoin(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, protectLadder(true))
+		week3 := protectWeeks(t, f)
+		f.clock.After(week3.End)
+		preview, err := f.engine.Preview(f.ctx, f.league.ID, league.PreviewRequest{Period: week3.ID(), Limit: 100})
+		testsvc.Must(t, err, "Preview")
+		previewed := map[string]string{}
+		for _, r := range preview.Rows {
+			previewed[r.Player] = r.To
+		}
+		joined := map[string]string{}
+		for _, id := range []string{"a0", "a1", "a2", "a3"} {
+			joined[id] = f.join(id).Tier
+		}
+		want := map[string]string{"a0": "silver", "a1": "bronze", "a2": "gold", "a3": "silver"}
+		if !reflect.DeepEqual(joined, want) || !reflect.DeepEqual(previewed, want) {
+			t.Errorf("joined in %v, previewed %v; want %v", joined, previewed, want)
+		}
+		settled := map[string]string{}
+		for _, o := range f.settle(week3) {
+			settled[o.Player] = f.league.Ladder.Tier(o.TierAfter).ID
+		}
+		if !reflect.DeepEqual(settled, want) {
+			t.Errorf("settled %v, want %v", settled, want)
+		}
+	})
+}
+
+// TestPromotionProtectionUnderOldRules: a period whose rules were recorded
+// by a process without protection (rules recorded before the field
+// existed) settles under them: the promoted player is demoted, by an
+// engine whose own config protects.
+func TestPromotionProtectionUnderOldRules(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, protectLadder(true))
+		week3 := protectWeeks(t, f)
+		f.clock.After(week3.End)
+		old := f.openReplica(protectLadder(false))
+		_, err := old.Close(f.ctx, f.league.ID, week3) // records its rules with the period
+		testsvc.Must(t, err, "Close by the process without protection")
+		out := outcomesByPlayer(f.settle(week3))
+		if o := out["a3"]; o.Protected || f.league.Ladder.Tier(o.TierAfter).ID != "bronze" {
+			t.Errorf("a3 under rules without protection: %+v; want demoted to bronze", o)
+		}
+	})
+}
+
+// TestNoProtectionWritesNothing: a league without the rule records no
+// promotions.
+func TestNoProtectionWritesNothing(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, protectLadder(false))
+		week1 := f.period()
+		for i := range 10 {
+			id := fmt.Sprintf("a%d", i)
+			f.join(id)
+			f.score(id, int64(100-i))
+		}
+		f.clock.After(week1.End)
+		f.settle(week1)
+		if p := f.join("a0"); p.Tier != "silver" {
+			t.Fatalf("a0 joined %s, want silver", p.Tier)
+		}
+		keys, err := f.rdb.Keys(f.ctx, f.ns+":*pp:*").Result()
+		testsvc.Must(t, err, "Keys")
+		if len(keys) != 0 {
+			t.Errorf("promotions recorded without protection: %v", keys)
+		}
+	})
+}
