@@ -2,7 +2,8 @@
 // league's own rules: placement in sub-boards by join order
 // (league.BoardOf, as join.lua), ranking by score then join order, and
 // outcomes and rewards by the ladder (tiers.Ladder.Settle, as settlement),
-// absence decay included (tiers.Ladder.AfterAbsence). Designers see where
+// absence decay (tiers.Ladder.AfterAbsence) and promotion protection
+// (tiers.Standing.Promoted, as join.lua records it) included. Designers see where
 // a ladder piles up, and how many boards run thin, before players do.
 package season
 
@@ -88,6 +89,8 @@ type player struct {
 	tier     int // the tier they play next
 	absent   int // whole periods sat out since they last played
 	played   bool
+	last     int  // the tier of the last period they played
+	promoted bool // this period's tier is above last: tiers.Standing.Promoted
 }
 
 // Run plays m.Periods periods of league l's rules on m.Players players, all
@@ -140,7 +143,8 @@ func Run(l *league.League, m Model) ([]Period, error) {
 					p.Decayed++
 				}
 			}
-			pl.played, pl.absent = true, 0
+			pl.promoted = pl.played && pl.tier > pl.last // as join.lua records it (promotion protection)
+			pl.played, pl.absent, pl.last = true, 0, pl.tier
 			byTier[pl.tier] = append(byTier[pl.tier], i)
 			scores[i] = 0
 			if r.Float64() >= m.Idle {
@@ -184,7 +188,7 @@ func settleBoard(ld *tiers.Ladder, t int, members []int, scores []int64, ps []pl
 	sort.SliceStable(ranked, func(a, b int) bool { return scores[ranked[a]] > scores[ranked[b]] })
 	standings := make([]tiers.Standing, len(ranked))
 	for k, i := range ranked {
-		standings[k] = tiers.Standing{Player: "", Rank: k + 1, Score: scores[i]}
+		standings[k] = tiers.Standing{Player: "", Rank: k + 1, Score: scores[i], Promoted: ps[i].promoted}
 	}
 	p.Boards++
 	if 2*len(members) < size {
