@@ -2,6 +2,7 @@ package league_test
 
 import (
 	"fmt"
+	"math/rand"
 	"reflect"
 	"testing"
 
@@ -229,6 +230,67 @@ func TestNoProtectionWritesNothing(t *testing.T) {
 		testsvc.Must(t, err, "Keys")
 		if len(keys) != 0 {
 			t.Errorf("promotions recorded without protection: %v", keys)
+		}
+	})
+}
+
+// TestProtectedZonesShownAreSettled: for random boards over several weeks
+// of a ladder whose upper tiers protect promoted players, the zones every
+// board shows just before the close (and who it shows as protected) are
+// the outcomes settlement writes.
+func TestProtectedZonesShownAreSettled(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, func(l *league.League) {
+			ts := l.Ladder.Tiers()
+			ts[1].ProtectPromoted, ts[2].ProtectPromoted = true, true
+			ld, err := tiers.NewLadder(ts)
+			testsvc.Must(t, err, "ladder")
+			l.Ladder = ld
+		})
+		rng := rand.New(rand.NewSource(11))
+		protected := 0
+		for week := 0; week < 5; week++ {
+			p := f.period()
+			for i := range 60 {
+				id := fmt.Sprintf("p%02d", i)
+				if week > 0 && rng.Intn(5) == 0 {
+					continue // sits this week out
+				}
+				f.join(id)
+				f.score(id, rng.Int63n(50))
+			}
+			type shown struct {
+				zone      tiers.Zone
+				protected bool
+			}
+			live := map[string]shown{}
+			pop, err := f.engine.Populations(f.ctx, f.league.ID, league.Period{})
+			testsvc.Must(t, err, "Populations")
+			for tier, n := range pop {
+				for k := 1; k <= f.league.BoardCount(n); k++ {
+					bd, err := f.engine.Board(f.ctx, f.league.ID, league.Period{}, league.BoardID{Tier: tier, N: k})
+					testsvc.Must(t, err, "Board %s-%d", tier, k)
+					for _, e := range bd.Entries {
+						live[e.Player] = shown{e.Zone, e.Protected}
+					}
+				}
+			}
+			f.clock.After(p.End)
+			outcomes := f.settle(p)
+			if len(outcomes) != len(live) {
+				t.Fatalf("week %d: %d shown, %d settled", week, len(live), len(outcomes))
+			}
+			for _, o := range outcomes {
+				if s := live[o.Player]; s.zone != o.Zone || s.protected != o.Protected {
+					t.Errorf("week %d, %s: shown %s (protected %v), settled %s (protected %v)", week, o.Player, s.zone, s.protected, o.Zone, o.Protected)
+				}
+				if o.Protected {
+					protected++
+				}
+			}
+		}
+		if protected == 0 {
+			t.Fatal("nobody was protected in 5 weeks: the test proves nothing")
 		}
 	})
 }
