@@ -294,3 +294,54 @@ func TestProtectedZonesShownAreSettled(t *testing.T) {
 		}
 	})
 }
+
+// TestPromotionProtectionReadBack: the store keeps a protected player as
+// the stay the board showed; verifying the settled period from its rows
+// finds no difference, and correcting the board (the rank 1 zeroed, which
+// moves the protected player up a rank, still in the demotion zone) keeps
+// them in their tier.
+func TestPromotionProtectionReadBack(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, protectLadder(true))
+		week3 := protectWeeks(t, f)
+		f.clock.After(week3.End)
+		pop, err := f.engine.Close(f.ctx, f.league.ID, week3)
+		testsvc.Must(t, err, "Close")
+		var boards []league.RecordedBoard
+		var silver []league.RecordedOutcome
+		counts, err := f.engine.Decide(f.ctx, f.league.ID, week3, pop, func(d league.DecidedBoard) error {
+			rb := league.RecordedBoard{ID: d.ID, Rewards: map[string]league.EarnedReward{}}
+			for k := range d.Outcomes {
+				rb.Outcomes = append(rb.Outcomes, d.Row(k))
+				if d.ID.Tier == "silver" {
+					silver = append(silver, league.RecordedOutcome{Outcome: d.Row(k)})
+				}
+			}
+			boards = append(boards, rb)
+			return nil
+		})
+		testsvc.Must(t, err, "Decide")
+		ladder, err := f.engine.PeriodLadder(f.ctx, f.league.ID, week3)
+		testsvc.Must(t, err, "PeriodLadder")
+		if v := league.Verify(ladder, boards, nil, counts); len(v.Differences) != 0 || v.Outcomes != 4 {
+			t.Errorf("verifying the settled rows: %d outcomes, differences %+v", v.Outcomes, v.Differences)
+		}
+		changes, err := league.Redecide(ladder, silver, "a2", league.CorrectZero)
+		testsvc.Must(t, err, "Redecide")
+		found := false
+		for _, c := range changes {
+			if c.Player == "a3" {
+				found = true
+				if c.After.Rank != 2 || c.After.Zone != "stay" || c.After.TierAfter != "silver" {
+					t.Errorf("a3 after the correction: %+v; want rank 2, kept in silver", c.After)
+				}
+			}
+			if c.Player == "a2" && c.After.TierAfter != "bronze" {
+				t.Errorf("a2, zeroed, not promoted into silver: %+v; want demoted", c.After)
+			}
+		}
+		if !found {
+			t.Errorf("the correction did not move a3: %+v", changes)
+		}
+	})
+}
