@@ -345,3 +345,24 @@ func TestPromotionProtectionReadBack(t *testing.T) {
 		}
 	})
 }
+
+// TestPromotionProtectionByOverride: a league whose own rules do not
+// protect, with overrides that do for weeks 2 and 3, records promotions
+// and keeps the promoted players in those weeks.
+func TestPromotionProtectionByOverride(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, func(l *league.League) {
+			protectLadder(false)(l)
+			with := testLeague(t, protectLadder(true)).Ladder
+			l.Overrides = []league.Override{{Period: monday.AddDate(0, 0, 7), Ladder: with}, {Period: monday.AddDate(0, 0, 14), Ladder: with}}
+		})
+		week3 := protectWeeks(t, f)
+		if st := standing(t, f, "a3"); st.Zone != tiers.Stay || !st.Protected {
+			t.Errorf("a3 in week 3: zone %s, protected %v; want stay, protected", st.Zone, st.Protected)
+		}
+		f.clock.After(week3.End)
+		if o := outcomesByPlayer(f.settle(week3))["a3"]; !o.Protected || o.TierAfter != 1 {
+			t.Errorf("a3 settled: %+v; want kept in silver", o)
+		}
+	})
+}
