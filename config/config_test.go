@@ -188,6 +188,8 @@ func TestParseRejects(t *testing.T) {
 			"at_least_from (101) must not pass the board size 100"},
 		{"protection on the bottom tier", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, protect_promoted: true}", 1),
 			`league "lg": tiers[0] (low).protect_promoted: on the bottom tier`},
+		{"protection where nobody is demoted", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, protect_promoted: true}", 1),
+			`league "lg": tiers[1] (high).protect_promoted: on a tier that demotes nobody`},
 		{"a jump past the top tier", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, jump_top: 1, jump_tiers: 2}", 1),
 			"tiers[0] (low).jump_tiers: 2 tiers up from low is past the top tier"},
 		{"an override of no period's start", good + "    overrides:\n      - period: 20261229T000000Z\n        tiers: [{id: low, promote_count: 1}]\n", "overrides[0].period: no period of"},

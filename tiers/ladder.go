@@ -215,6 +215,8 @@ func (t Tier) check() error {
 		return fmt.Errorf("jump_top: %d on a tier that promotes nobody", t.JumpTop)
 	case t.JumpTop > 0 && t.JumpBy < 2:
 		return fmt.Errorf("jump_tiers: %d with jump_top %d: a jump rises 2 tiers or more (1 is a promotion)", t.JumpBy, t.JumpTop)
+	case t.ProtectPromoted && !t.demotes():
+		return fmt.Errorf("protect_promoted: on a tier that demotes nobody (no demote share or count)")
 	case t.JumpTop == 0 && t.JumpBy != 0:
 		return fmt.Errorf("jump_tiers: %d without jump_top", t.JumpBy)
 	case t.AtLeastFrom < 0 || t.AtLeastFrom > MaxMoveCount:
