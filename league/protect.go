@@ -76,6 +76,52 @@ func (e *Engine) protect(ctx context.Context, lv *live, ladder *tiers.Ladder, st
 	return kept, kept != z, nil
 }
 
+// protectResults applies promotion protection to the results of score
+// writes (writes[i] got results[i], unless errs[i] is set): one round trip
+// for those ranked in the demotion zone of a tier that protects, none when
+// there are none. A result it cannot decide gets an error instead: the
+// write stands, and its retry with the same request id replays it.
+func (e *Engine) protectResults(ctx context.Context, lv *live, writes []ScoreWrite, results []ScoreResult, errs []error) {
+	type ask struct {
+		i      int
+		ladder *tiers.Ladder
+		idx    int
+		cmd    *redis.BoolCmd
+	}
+	var asks []ask
+	var pipe redis.Pipeliner
+	for i := range results {
+		r := &results[i]
+		if errs[i] != nil || r.Zone != tiers.Demote {
+			continue
+		}
+		ladder, _ := lv.ladderAt(r.Period.Start.Unix())
+		idx, _ := lv.Ladder.Index(r.Tier) // scoreResult found it
+		if !ladder.Protects(idx) {
+			continue
+		}
+		if pipe == nil {
+			pipe = e.rdb.Pipeline()
+		}
+		asks = append(asks, ask{i: i, ladder: ladder, idx: idx,
+			cmd: pipe.SIsMember(ctx, lv.keys.promoted(r.Period.Start.Unix()), writes[i].Player)})
+	}
+	if pipe == nil {
+		return
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		for _, a := range asks {
+			errs[a.i] = internal("promotion protection", err)
+		}
+		return
+	}
+	for _, a := range asks {
+		r := &results[a.i]
+		z := a.ladder.Protect(a.idx, r.Zone, a.cmd.Val())
+		r.Zone, r.Protected = z, z != r.Zone
+	}
+}
+
 // protectEntries applies promotion protection to the entries of a live
 // board of tier idx of the period starting at start, decided under ladder:
 // one question to Redis for its demotion ranks, none when the tier does not

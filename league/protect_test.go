@@ -139,6 +139,21 @@ func TestPromotionProtection(t *testing.T) {
 			t.Errorf("a1's score reply: zone %s, protected %v; want demote, not protected", r.Zone, r.Protected)
 		}
 
+		rs, errs, err := f.engine.ScoreBatch(f.ctx, f.league.ID, []league.ScoreWrite{
+			{Player: "a2", Value: 1}, {Player: "a3", Value: 1}, {Player: "nobody", Value: 1}, {Player: "a1", Value: 1}, {Player: "a0", Value: 1}})
+		testsvc.Must(t, err, "ScoreBatch")
+		for k, id := range []string{"a2", "a3", "", "a1", "a0"} {
+			if id == "" {
+				if errs[k] == nil {
+					t.Errorf("batch write %d of a player who never joined: no error", k)
+				}
+				continue
+			}
+			if w := want[id]; errs[k] != nil || rs[k].Zone != w.zone || rs[k].Protected != w.protected {
+				t.Errorf("batch reply of %s: zone %s, protected %v, err %v; want %s, %v", id, rs[k].Zone, rs[k].Protected, errs[k], w.zone, w.protected)
+			}
+		}
+
 		f.clock.After(week3.End)
 		out := outcomesByPlayer(f.settle(week3))
 		for id, w := range want {

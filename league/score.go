@@ -69,6 +69,11 @@ func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (Scor
 		}
 		res, retryAt, err := e.scoreResult(ctx, lv, p, w, reply)
 		if retryAt == 0 {
+			if err == nil && res.Zone == tiers.Demote {
+				rs, errs := []ScoreResult{res}, []error{nil}
+				e.protectResults(ctx, lv, []ScoreWrite{w}, rs, errs)
+				return rs[0], errs[0]
+			}
 			return res, err
 		}
 		p, prev = e.redisSaid(lv, retryAt)
@@ -178,10 +183,7 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 			res.Replayed = reply[7].(int64) == 1
 		}
 		ladder, _ := lv.ladderAt(p.Start.Unix())
-		res.Zone = ladder.Zone(idx, res.Rank, res.BoardSize, res.Score)
-		if res.Zone, res.Protected, err = e.protect(ctx, lv, ladder, p.Start.Unix(), idx, res.Zone, w.Player); err != nil {
-			return res, 0, err
-		}
+		res.Zone = ladder.Zone(idx, res.Rank, res.BoardSize, res.Score) // protectResults may keep a Demote
 		return res, 0, nil
 	case scripts.WrongPeriod:
 		return res, reply[1].(int64), nil
@@ -271,5 +273,6 @@ func (e *Engine) ScoreBatch(ctx context.Context, leagueID string, writes []Score
 	for _, i := range pending {
 		errs[i] = internal("score", fmt.Errorf("period kept moving"))
 	}
+	e.protectResults(ctx, lv, writes, results, errs)
 	return results, errs, nil
 }
