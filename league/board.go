@@ -228,7 +228,13 @@ func (e *Engine) Standing(ctx context.Context, leagueID, player string) (Standin
 	if err != nil {
 		return Standing{}, internal("standing", err)
 	}
-	return e.standing(ctx, lv, p, player, reply)
+	s, err := e.standing(ctx, lv, p, player, reply)
+	if err == nil && s.Zone == tiers.Demote {
+		out, errs := []Standing{s}, []error{nil}
+		e.protectStandings(ctx, lv, out, errs)
+		return out[0], errs[0]
+	}
+	return s, err
 }
 
 // Standings returns several players' standings in one round trip (a
@@ -267,6 +273,7 @@ func (e *Engine) Standings(ctx context.Context, leagueID string, players []strin
 		}
 		out[i], errs[i] = e.standing(ctx, lv, p, players[i], reply)
 	}
+	e.protectStandings(ctx, lv, out, errs)
 	return out, errs, nil
 }
 
@@ -357,11 +364,7 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 		s.Gap = a - s.Score
 	}
 	ladder, _ := lv.ladderAt(p.Start.Unix())
-	s.Zone = ladder.Zone(idx, s.Rank, s.BoardSize, s.Score)
-	var err error
-	if s.Zone, s.Protected, err = e.protect(ctx, lv, ladder, p.Start.Unix(), idx, s.Zone, player); err != nil {
-		return Standing{}, err
-	}
+	s.Zone = ladder.Zone(idx, s.Rank, s.BoardSize, s.Score) // protectStandings may keep a Demote
 	return s, nil
 }
 

@@ -76,50 +76,79 @@ func (e *Engine) protect(ctx context.Context, lv *live, ladder *tiers.Ladder, st
 	return kept, kept != z, nil
 }
 
-// protectResults applies promotion protection to the results of score
-// writes (writes[i] got results[i], unless errs[i] is set): one round trip
-// for those ranked in the demotion zone of a tier that protects, none when
-// there are none. A result it cannot decide gets an error instead: the
-// write stands, and its retry with the same request id replays it.
-func (e *Engine) protectResults(ctx context.Context, lv *live, writes []ScoreWrite, results []ScoreResult, errs []error) {
+// shown is a zone a reply shows (a score write's, a standing's), for
+// protectShown to apply promotion protection to.
+type shown struct {
+	start     int64 // the period's
+	tier      string
+	player    string
+	zone      *tiers.Zone
+	protected *bool
+	err       *error // set when the question fails
+}
+
+// protectShown applies promotion protection to the zones of several
+// replies: one round trip for those ranked in the demotion zone of a tier
+// that protects, none when there are none. A zone it cannot decide gets an
+// error instead (a score write stands: its retry with the same request id
+// replays it).
+func (e *Engine) protectShown(ctx context.Context, lv *live, zs []shown) {
 	type ask struct {
-		i      int
+		shown
 		ladder *tiers.Ladder
 		idx    int
 		cmd    *redis.BoolCmd
 	}
 	var asks []ask
 	var pipe redis.Pipeliner
-	for i := range results {
-		r := &results[i]
-		if errs[i] != nil || r.Zone != tiers.Demote {
+	for _, z := range zs {
+		if *z.err != nil || *z.zone != tiers.Demote {
 			continue
 		}
-		ladder, _ := lv.ladderAt(r.Period.Start.Unix())
-		idx, _ := lv.Ladder.Index(r.Tier) // scoreResult found it
-		if !ladder.Protects(idx) {
+		ladder, _ := lv.ladderAt(z.start)
+		idx, ok := lv.Ladder.Index(z.tier)
+		if !ok || !ladder.Protects(idx) {
 			continue
 		}
 		if pipe == nil {
 			pipe = e.rdb.Pipeline()
 		}
-		asks = append(asks, ask{i: i, ladder: ladder, idx: idx,
-			cmd: pipe.SIsMember(ctx, lv.keys.promoted(r.Period.Start.Unix()), writes[i].Player)})
+		asks = append(asks, ask{shown: z, ladder: ladder, idx: idx, cmd: pipe.SIsMember(ctx, lv.keys.promoted(z.start), z.player)})
 	}
 	if pipe == nil {
 		return
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		for _, a := range asks {
-			errs[a.i] = internal("promotion protection", err)
+			*a.err = internal("promotion protection", err)
 		}
 		return
 	}
 	for _, a := range asks {
-		r := &results[a.i]
-		z := a.ladder.Protect(a.idx, r.Zone, a.cmd.Val())
-		r.Zone, r.Protected = z, z != r.Zone
+		kept := a.ladder.Protect(a.idx, *a.zone, a.cmd.Val())
+		*a.zone, *a.protected = kept, kept != *a.zone
 	}
+}
+
+// protectResults is protectShown of score writes' results (writes[i] got
+// results[i], unless errs[i] is set).
+func (e *Engine) protectResults(ctx context.Context, lv *live, writes []ScoreWrite, results []ScoreResult, errs []error) {
+	zs := make([]shown, 0, len(results))
+	for i := range results {
+		r := &results[i]
+		zs = append(zs, shown{start: r.Period.Start.Unix(), tier: r.Tier, player: writes[i].Player, zone: &r.Zone, protected: &r.Protected, err: &errs[i]})
+	}
+	e.protectShown(ctx, lv, zs)
+}
+
+// protectStandings is protectShown of standings (errs[i] set: none).
+func (e *Engine) protectStandings(ctx context.Context, lv *live, out []Standing, errs []error) {
+	zs := make([]shown, 0, len(out))
+	for i := range out {
+		s := &out[i]
+		zs = append(zs, shown{start: s.Period.Start.Unix(), tier: s.Tier, player: s.Player, zone: &s.Zone, protected: &s.Protected, err: &errs[i]})
+	}
+	e.protectShown(ctx, lv, zs)
 }
 
 // protectEntries applies promotion protection to the entries of a live

@@ -132,6 +132,17 @@ func TestPromotionProtection(t *testing.T) {
 				t.Errorf("standing of %s: zone %s, protected %v; want %s, %v", id, st.Zone, st.Protected, w.zone, w.protected)
 			}
 		}
+		ids := []string{"a0", "a1", "a2", "a3", "bad id"}
+		sts, errs, err := f.engine.Standings(f.ctx, f.league.ID, ids)
+		testsvc.Must(t, err, "Standings")
+		for k, id := range ids[:4] {
+			if w := want[id]; errs[k] != nil || sts[k].Zone != w.zone || sts[k].Protected != w.protected {
+				t.Errorf("standings, %s: zone %s, protected %v, err %v; want %s, %v", id, sts[k].Zone, sts[k].Protected, errs[k], w.zone, w.protected)
+			}
+		}
+		if errs[4] == nil {
+			t.Errorf("standings of a bad player id: no error")
+		}
 		if r := f.score("a3", 1); r.Zone != tiers.Stay || !r.Protected || r.Rank != 3 {
 			t.Errorf("a3's score reply: rank %d, zone %s, protected %v; want rank 3, stay, protected", r.Rank, r.Zone, r.Protected)
 		}
