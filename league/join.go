@@ -248,7 +248,7 @@ func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, pl
 		// taken off the board by an operator: settlement skips them, and
 		// they stay
 	case look.rank > 0:
-		z, _, err := e.protect(ctx, lv, ladder, rec.start, played, ladder.Zone(played, look.rank, look.size, look.score), player)
+		z, err := e.protect(ctx, lv, ladder, rec.start, played, ladder.Zone(played, look.rank, look.size, look.score), player)
 		if err != nil {
 			return 0, nil, err
 		}

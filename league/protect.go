@@ -19,8 +19,13 @@ import (
 // shows or decides for that period (a board read, a standing, a score
 // write's reply, a join deciding early from the frozen board, the preview,
 // settlement) asks that set, and only for players ranked in the demotion
-// zone of a tier that protects: what the screens show is what settlement
-// does, and a league without the rule never asks nor writes.
+// zone of a tier that protects, once per call (protectEntries for a board,
+// protectShown for the replies of a call, promotedOnBoards for a pipeline of
+// final boards, protect for one early decision): what the screens show is
+// what settlement does, and a league without the rule never asks nor
+// writes. A player promoted more than a period ago and back only now is
+// protected in the period they play: protection is for their first period
+// in the tier, whenever they play it.
 //
 // The store keeps who was protected as what the board showed: a stay in
 // the demotion ranks of a tier that protects (protectedAtClose), which is
@@ -61,19 +66,18 @@ func protectsAny(ld *tiers.Ladder) bool {
 }
 
 // protect applies promotion protection to zone z of player in tier idx of
-// the period starting at start, decided under ladder: it asks Redis only
-// for a Demote in a tier that protects. protected reports a zone it changed.
-func (e *Engine) protect(ctx context.Context, lv *live, ladder *tiers.Ladder, start int64, idx int, z tiers.Zone,
-	player string) (_ tiers.Zone, protected bool, err error) {
+// the period starting at start, decided under ladder (a join deciding early
+// from the frozen board): it asks Redis only for a Demote in a tier that
+// protects.
+func (e *Engine) protect(ctx context.Context, lv *live, ladder *tiers.Ladder, start int64, idx int, z tiers.Zone, player string) (tiers.Zone, error) {
 	if z != tiers.Demote || !ladder.Protects(idx) {
-		return z, false, nil
+		return z, nil
 	}
 	promoted, err := e.rdb.SIsMember(ctx, lv.keys.promoted(start), player).Result()
 	if err != nil {
-		return z, false, internal("promotion protection", err)
+		return z, internal("promotion protection", err)
 	}
-	kept := ladder.Protect(idx, z, promoted)
-	return kept, kept != z, nil
+	return ladder.Protect(idx, z, promoted), nil
 }
 
 // shown is a zone a reply shows (a score write's, a standing's), for
