@@ -1,10 +1,14 @@
 package league_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"reflect"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
@@ -391,4 +395,68 @@ func TestPromotionProtectionByOverride(t *testing.T) {
 			t.Errorf("a3 settled: %+v; want kept in silver", o)
 		}
 	})
+}
+
+// TestClusterPromotionProtection: on Redis Cluster, in leagues over several
+// slots, the join that records a promotion and the live and settled zones
+// that ask for it reach the league's slot (the set shares its hash tag).
+func TestClusterPromotionProtection(t *testing.T) {
+	rdb := testsvc.Cluster(t, nil)
+	ctx := context.Background()
+	ns := testsvc.Namespace(t)
+	clock := testsvc.NewClock(monday.Add(time.Hour))
+	var leagues []*league.League
+	for _, id := range []string{"north", "south", "east"} {
+		leagues = append(leagues, testLeague(t, protectLadder(true), func(l *league.League) { l.ID = id }))
+	}
+	e, err := league.Open(ctx, rdb, leagues, league.WithNamespace(ns), league.WithClock(clock.Now))
+	testsvc.Must(t, err, "Open on the cluster")
+	t.Cleanup(func() {
+		rdb.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
+			return testsvc.DeleteNamespace(ctx, m, ns)
+		})
+	})
+	settle := func(id string, p league.Period) map[string]tiers.Outcome {
+		pop, err := e.Close(ctx, id, p)
+		testsvc.Must(t, err, "Close")
+		var all []tiers.Outcome
+		_, err = e.Decide(ctx, id, p, pop, func(b league.DecidedBoard) error { all = append(all, b.Outcomes...); return nil })
+		testsvc.Must(t, err, "Decide")
+		testsvc.Must(t, e.Apply(ctx, id, p, all), "Apply")
+		testsvc.Must(t, e.MarkSettled(ctx, id, p), "MarkSettled")
+		return outcomesByPlayer(all)
+	}
+	play := func(id string, scores map[string]int64) {
+		for player, v := range scores {
+			_, err := e.Join(ctx, id, league.JoinRequest{Player: player, Name: player})
+			testsvc.Must(t, err, "Join")
+			_, err = e.Score(ctx, id, league.ScoreWrite{Player: player, Value: v})
+			testsvc.Must(t, err, "Score")
+		}
+	}
+	week1, err := e.Current("north")
+	testsvc.Must(t, err, "Current")
+	for _, l := range leagues {
+		play(l.ID, map[string]int64{"a0": 100, "a1": 90, "a2": 80, "a3": 70, "a4": 60})
+	}
+	clock.After(week1.End)
+	for _, l := range leagues {
+		settle(l.ID, week1)
+	}
+	week2, err := e.Current("north")
+	testsvc.Must(t, err, "Current")
+	for _, l := range leagues {
+		play(l.ID, map[string]int64{"a0": 50, "a1": 40}) // both promoted into silver: a1 ranked in the demotion zone
+		st, err := e.Standing(ctx, l.ID, "a1")
+		testsvc.Must(t, err, "Standing")
+		if st.Tier != "silver" || st.Zone != tiers.Stay || !st.Protected {
+			t.Errorf("%s: a1 in %s, zone %s, protected %v; want silver, stay, protected", l.ID, st.Tier, st.Zone, st.Protected)
+		}
+	}
+	clock.After(week2.End)
+	for _, l := range leagues {
+		if o := settle(l.ID, week2)["a1"]; !o.Protected || o.TierAfter != 1 {
+			t.Errorf("%s: a1 settled %+v; want kept in silver", l.ID, o)
+		}
+	}
 }
