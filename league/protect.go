@@ -137,6 +137,9 @@ func (e *Engine) protectShown(ctx context.Context, lv *live, zs []shown) {
 // protectResults is protectShown of score writes' results (writes[i] got
 // results[i], unless errs[i] is set).
 func (e *Engine) protectResults(ctx context.Context, lv *live, writes []ScoreWrite, results []ScoreResult, errs []error) {
+	if lv.ranks == "" {
+		return // no ladder of this config protects: nothing to build
+	}
 	zs := make([]shown, 0, len(results))
 	for i := range results {
 		r := &results[i]
@@ -147,6 +150,9 @@ func (e *Engine) protectResults(ctx context.Context, lv *live, writes []ScoreWri
 
 // protectStandings is protectShown of standings (errs[i] set: none).
 func (e *Engine) protectStandings(ctx context.Context, lv *live, out []Standing, errs []error) {
+	if lv.ranks == "" {
+		return
+	}
 	zs := make([]shown, 0, len(out))
 	for i := range out {
 		s := &out[i]
