@@ -229,7 +229,7 @@ func (e *Engine) Standing(ctx context.Context, leagueID, player string) (Standin
 		return Standing{}, internal("standing", err)
 	}
 	s, err := e.standing(ctx, lv, p, player, reply)
-	if err == nil && s.Zone == tiers.Demote {
+	if err == nil && s.Zone == tiers.Demote && lv.ranks != "" {
 		out, errs := []Standing{s}, []error{nil}
 		e.protectStandings(ctx, lv, out, errs)
 		return out[0], errs[0]

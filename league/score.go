@@ -69,7 +69,7 @@ func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (Scor
 		}
 		res, retryAt, err := e.scoreResult(ctx, lv, p, w, reply)
 		if retryAt == 0 {
-			if err == nil && res.Zone == tiers.Demote {
+			if err == nil && res.Zone == tiers.Demote && lv.ranks != "" {
 				rs, errs := []ScoreResult{res}, []error{nil}
 				e.protectResults(ctx, lv, []ScoreWrite{w}, rs, errs)
 				return rs[0], errs[0]
