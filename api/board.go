@@ -68,6 +68,9 @@ func (br boardReply) appendJSON(b []byte) ([]byte, error) {
 		b = appendStringField(b, "avatar", e.Avatar, false)
 		b = appendIntField(b, "score", e.Score)
 		b = appendStringField(b, "zone", e.Zone.String(), false)
+		if e.Protected {
+			b = appendBoolField(b, "protected", true)
+		}
 		b = append(b, '}')
 	}
 	return append(b, "]}"...), nil

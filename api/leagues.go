@@ -37,6 +37,7 @@ type tierBody struct {
 	AtLeastFrom     int         `json:"at_least_from,omitempty"`
 	JumpTop         int         `json:"jump_top,omitempty"`
 	JumpTiers       int         `json:"jump_tiers,omitempty"`
+	ProtectPromoted bool        `json:"protect_promoted,omitempty"`
 	MinPromoteScore int64       `json:"min_promote_score"`
 	MinRewardScore  int64       `json:"min_reward_score"`
 	Rewards         []bandBody  `json:"rewards"`
@@ -113,7 +114,7 @@ func (s *Server) summary(r *http.Request, l *league.League) (leagueBody, error) 
 			Promote: json.Number(t.Promote.String()), Demote: json.Number(t.Demote.String()),
 			PromoteCount: t.PromoteCount, DemoteCount: t.DemoteCount,
 			PromoteAtLeast: t.PromoteAtLeast, DemoteAtLeast: t.DemoteAtLeast, AtLeastFrom: t.AtLeastFrom,
-			JumpTop: t.JumpTop, JumpTiers: t.JumpBy,
+			JumpTop: t.JumpTop, JumpTiers: t.JumpBy, ProtectPromoted: t.ProtectPromoted,
 			MinPromoteScore: t.MinPromoteScore, MinRewardScore: t.MinRewardScore,
 			Rewards: make([]bandBody, len(t.Rewards)),
 		}

@@ -30,6 +30,9 @@ type standingBody struct {
 	// MergedWith is present while the player's board is decided with
 	// another (min_board_size): zone is that merged ranking's.
 	MergedWith *string `json:"merged_with,omitempty"`
+	// Protected: promotion protection keeps the player, ranked in the
+	// demotion zone, in the tier (zone stay).
+	Protected bool `json:"protected,omitempty"`
 	// Moderation is present when an operator took the player off their
 	// board (hidden, removed, banned): rank 0, zone null.
 	Moderation league.BoardState `json:"moderation,omitempty"`
@@ -38,7 +41,7 @@ type standingBody struct {
 func newStandingBody(st league.Standing) standingBody {
 	b := standingBody{
 		League: st.League, PlayerID: st.Player, Period: st.Period.ID(), PeriodEnd: rfc3339(st.Period.End), Joined: st.Joined, Tier: st.Tier,
-		Rank: st.Rank, Score: st.Score, BoardSize: st.BoardSize, Gap: st.Gap,
+		Rank: st.Rank, Score: st.Score, BoardSize: st.BoardSize, Gap: st.Gap, Protected: st.Protected,
 	}
 	if st.Joined {
 		board, zone := st.Board.String(), st.Zone.String()

@@ -134,6 +134,9 @@ func appendScoreFields(b []byte, leagueID string, res league.ScoreResult, first 
 		if res.MergedWith != nil {
 			b = appendStringField(b, "merged_with", res.MergedWith.String(), false)
 		}
+		if res.Protected {
+			b = appendBoolField(b, "protected", true)
+		}
 	}
 	if h := res.Held; h != nil {
 		b = appendKey(b, "held", false)

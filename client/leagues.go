@@ -66,9 +66,12 @@ type ScoreResult struct {
 	Zone      string `json:"zone"`       // promote, stay or demote; "" likewise
 	// MergedWith is set while the board is decided with another of its
 	// tier (min_board_size): Zone is that merged ranking's.
-	MergedWith string   `json:"merged_with,omitempty"`
-	Held       *HeldRef `json:"held,omitempty"`
-	Replayed   bool     `json:"replayed"` // a retried request id: the first write's result
+	MergedWith string `json:"merged_with,omitempty"`
+	// Protected: promotion protection (the tier's protect_promoted) keeps
+	// the player, ranked in the demotion zone, in the tier; Zone is stay.
+	Protected bool     `json:"protected,omitempty"`
+	Held      *HeldRef `json:"held,omitempty"`
+	Replayed  bool     `json:"replayed"` // a retried request id: the first write's result
 	// RequestID is the id the write was sent with (the caller's, or the
 	// one the client made). To retry a write yourself after the client gave
 	// up, give it a RequestID of your own and send it again with it.
@@ -106,6 +109,7 @@ type Standing struct {
 	Gap        int64     `json:"gap"` // to draw level with the player above
 	Zone       *string   `json:"zone"`
 	MergedWith string    `json:"merged_with,omitempty"` // as ScoreResult's
+	Protected  bool      `json:"protected,omitempty"`   // kept in the tier by promotion protection: Zone is stay
 	Moderation string    `json:"moderation,omitempty"`  // hidden, removed or banned; empty when ranked
 }
 
@@ -162,6 +166,8 @@ type Entry struct {
 	Avatar   string `json:"avatar"`
 	Score    int64  `json:"score"`
 	Zone     string `json:"zone"`
+	// Protected: kept in the tier by promotion protection; Zone is stay.
+	Protected bool `json:"protected,omitempty"`
 }
 
 // League is a league's configuration and current period.
@@ -191,6 +197,7 @@ type Tier struct {
 	AtLeastFrom     int          `json:"at_least_from,omitempty"`
 	JumpTop         int          `json:"jump_top,omitempty"`
 	JumpTiers       int          `json:"jump_tiers,omitempty"`
+	ProtectPromoted bool         `json:"protect_promoted,omitempty"`
 	MinPromoteScore int64        `json:"min_promote_score"`
 	MinRewardScore  int64        `json:"min_reward_score"`
 	Rewards         []RewardBand `json:"rewards"`

@@ -134,6 +134,7 @@ type tierFile struct {
 	AtLeastFrom     int        `yaml:"at_least_from"`
 	JumpTop         int        `yaml:"jump_top"`
 	JumpTiers       int        `yaml:"jump_tiers"`
+	ProtectPromoted bool       `yaml:"protect_promoted"`
 	MinPromoteScore int64      `yaml:"min_promote_score"`
 	MinRewardScore  int64      `yaml:"min_reward_score"`
 	MinBoardSize    *int       `yaml:"min_board_size"` // nil: the league's
@@ -399,7 +400,8 @@ var itemID = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 func (tf tierFile) build() (tiers.Tier, error) {
 	t := tiers.Tier{ID: tf.ID, Name: tf.ID, MinPromoteScore: tf.MinPromoteScore, MinRewardScore: tf.MinRewardScore,
 		PromoteCount: tf.PromoteCount, DemoteCount: tf.DemoteCount, PromoteAtLeast: tf.PromoteAtLeast,
-		DemoteAtLeast: tf.DemoteAtLeast, AtLeastFrom: tf.AtLeastFrom, JumpTop: tf.JumpTop, JumpBy: tf.JumpTiers}
+		DemoteAtLeast: tf.DemoteAtLeast, AtLeastFrom: tf.AtLeastFrom, JumpTop: tf.JumpTop, JumpBy: tf.JumpTiers,
+		ProtectPromoted: tf.ProtectPromoted}
 	if tf.MinBoardSize != nil {
 		t.MinBoardSize = *tf.MinBoardSize
 	}

@@ -72,6 +72,23 @@ func TestParseCounts(t *testing.T) {
 	}
 }
 
+// TestParseProtection: protect_promoted reaches the ladder, and an
+// override of the tier without it turns it off for that period.
+func TestParseProtection(t *testing.T) {
+	c, err := Parse([]byte(strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, demote: 0.2, protect_promoted: true}", 1) +
+		"    overrides:\n      - period: 20261228T000000Z\n        tiers: [{id: high, demote: 0.1}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.Leagues[0]
+	if !l.Ladder.Protects(1) || l.Ladder.Protects(0) {
+		t.Errorf("protects: low %v, high %v; want only high", l.Ladder.Protects(0), l.Ladder.Protects(1))
+	}
+	if l.Overrides[0].Ladder.Protects(1) {
+		t.Errorf("the override without protect_promoted protects high")
+	}
+}
+
 // TestParseOverrides: an override's tiers take the moves given for its
 // period; the others, and the other fields, stay.
 func TestParseOverrides(t *testing.T) {
@@ -169,6 +186,10 @@ func TestParseRejects(t *testing.T) {
 			"tiers[1] (high).promote: 1 players on the top tier"},
 		{"a minimum past the board", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, promote_at_least: 1, at_least_from: 101}", 1),
 			"at_least_from (101) must not pass the board size 100"},
+		{"protection on the bottom tier", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, protect_promoted: true}", 1),
+			`league "lg": tiers[0] (low).protect_promoted: on the bottom tier`},
+		{"protection where nobody is demoted", strings.Replace(good, "{id: high, demote: 0.2}", "{id: high, protect_promoted: true}", 1),
+			`league "lg": tiers[1] (high).protect_promoted: on a tier that demotes nobody`},
 		{"a jump past the top tier", strings.Replace(good, "{id: low, promote: 0.2}", "{id: low, promote: 0.2, jump_top: 1, jump_tiers: 2}", 1),
 			"tiers[0] (low).jump_tiers: 2 tiers up from low is past the top tier"},
 		{"an override of no period's start", good + "    overrides:\n      - period: 20261229T000000Z\n        tiers: [{id: low, promote_count: 1}]\n", "overrides[0].period: no period of"},

@@ -14,8 +14,8 @@ import (
 //	    tiers:
 //	      - {id: gold, promote_count: 3}
 //
-// Each tier listed has its moves (promote, demote, the counts, minimums and
-// jumps) replaced by those given, for that period; its name, rewards and
+// Each tier listed has its moves (promote, demote, the counts, minimums,
+// jumps and protect_promoted) replaced by those given, for that period; its name, rewards and
 // minimum scores stay.
 type overrideFile struct {
 	Period string     `yaml:"period"`
@@ -40,7 +40,7 @@ func (lf leagueFile) overrides(base *tiers.Ladder) ([]league.Override, error) {
 			}
 			if tf.Name != nil || len(tf.Rewards) > 0 || tf.MinPromoteScore != 0 || tf.MinRewardScore != 0 {
 				return nil, fmt.Errorf("overrides[%d].tiers[%d] (%s): an override changes moves only (promote, demote, "+
-					"their counts, minimums and jumps), not names, rewards or minimum scores", i, j, tf.ID)
+					"their counts, minimums, jumps and protection), not names, rewards or minimum scores", i, j, tf.ID)
 			}
 			m, err := tf.build()
 			if err != nil {
@@ -49,7 +49,7 @@ func (lf leagueFile) overrides(base *tiers.Ladder) ([]league.Override, error) {
 			t := &ts[idx]
 			t.Promote, t.Demote, t.PromoteCount, t.DemoteCount = m.Promote, m.Demote, m.PromoteCount, m.DemoteCount
 			t.PromoteAtLeast, t.DemoteAtLeast, t.AtLeastFrom = m.PromoteAtLeast, m.DemoteAtLeast, m.AtLeastFrom
-			t.JumpTop, t.JumpBy = m.JumpTop, m.JumpBy
+			t.JumpTop, t.JumpBy, t.ProtectPromoted = m.JumpTop, m.JumpBy, m.ProtectPromoted
 		}
 		ld, err := tiers.NewLadder(ts)
 		if err != nil {

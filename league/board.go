@@ -62,6 +62,9 @@ type Entry struct {
 	// Zone is where the rank falls under the tier's ratios and the board's
 	// current size (tiers.Ladder.Zone, the rule settlement applies).
 	Zone tiers.Zone
+	// Protected reports a player of the demotion ranks whom promotion
+	// protection keeps in the tier: Zone is Stay (protect.go).
+	Protected bool
 }
 
 // BoardCount is how many sub-boards a tier's players fill in a period:
@@ -125,6 +128,9 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 			Rank: i + 1, Player: player, Name: name, Avatar: avatar, Score: score,
 			Zone: ladder.Zone(idx, rank, size, score),
 		}
+	}
+	if err := e.protectEntries(ctx, lv, ladder, start, idx, b.Entries); err != nil {
+		return Board{}, err
 	}
 	return b, nil
 }
@@ -198,6 +204,9 @@ type Standing struct {
 	// MergedWith is the board the player's board is decided with
 	// (min_board_size; ScoreResult.MergedWith); nil when decided alone.
 	MergedWith *BoardID
+	// Protected reports a player of the demotion ranks whom promotion
+	// protection keeps in the tier: Zone is Stay (protect.go).
+	Protected bool
 	// Earned, for a player who has not joined the current period, is the
 	// reward of their last period that a join would deliver, decided from
 	// its frozen board because settlement has not reached it yet (nil when
@@ -235,7 +244,13 @@ func (e *Engine) Standing(ctx context.Context, leagueID, player string) (Standin
 	if err != nil {
 		return Standing{}, internal("standing", err)
 	}
-	return e.standing(ctx, lv, p, player, reply)
+	s, err := e.standing(ctx, lv, p, player, reply)
+	if err == nil && s.Zone == tiers.Demote && lv.ranks != "" {
+		out, errs := []Standing{s}, []error{nil}
+		e.protectStandings(ctx, lv, out, errs)
+		return out[0], errs[0]
+	}
+	return s, err
 }
 
 // Standings returns several players' standings in one round trip (a
@@ -274,6 +289,7 @@ func (e *Engine) Standings(ctx context.Context, leagueID string, players []strin
 		}
 		out[i], errs[i] = e.standing(ctx, lv, p, players[i], reply)
 	}
+	e.protectStandings(ctx, lv, out, errs)
 	return out, errs, nil
 }
 
@@ -368,6 +384,7 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 	if err != nil {
 		return Standing{}, err
 	}
+	// protectStandings may keep a Demote
 	s.Zone, s.MergedWith = ladder.Zone(idx, m.rank(s.Rank), m.size(s.BoardSize), s.Score), m.board(s.Tier)
 	return s, nil
 }

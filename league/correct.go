@@ -327,7 +327,7 @@ func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player str
 		}
 		return cmp.Compare(a.Rank, b.Rank)
 	})
-	own := standingsOf(ranked)
+	own := standingsOf(ladder, idx, ranked)
 	after := map[string]redecided{}
 	keep := func(outcomes []tiers.Outcome) {
 		for k, o := range outcomes {
@@ -337,11 +337,11 @@ func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player str
 	everyone := board
 	if mergedAfter(ladder, idx, board[0].Board, own, partner) {
 		if board[0].Board < partner[0].Board {
-			mine, theirs := ladder.SettleMerged(idx, own, standingsOf(partner))
+			mine, theirs := ladder.SettleMerged(idx, own, standingsOf(ladder, idx, partner))
 			keep(mine)
 			keep(theirs)
 		} else {
-			theirs, mine := ladder.SettleMerged(idx, standingsOf(partner), own)
+			theirs, mine := ladder.SettleMerged(idx, standingsOf(ladder, idx, partner), own)
 			keep(mine)
 			keep(theirs)
 		}
@@ -399,11 +399,13 @@ func mergedAfter(ladder *tiers.Ladder, idx, n int, own []tiers.Standing, partner
 	return false
 }
 
-// standingsOf ranks outcomes 1..n in their order.
-func standingsOf(os []RecordedOutcome) []tiers.Standing {
+// standingsOf ranks outcomes of tier idx 1..n in their order. A player
+// promotion protection kept at settlement stays kept; the store knows of
+// no other promoted player (protect.go).
+func standingsOf(ladder *tiers.Ladder, idx int, os []RecordedOutcome) []tiers.Standing {
 	out := make([]tiers.Standing, len(os))
 	for k, o := range os {
-		out[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score}
+		out[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score, Promoted: protectedAtClose(ladder, idx, o.Zone)}
 	}
 	return out
 }

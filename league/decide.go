@@ -3,6 +3,7 @@ package league
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -34,7 +35,10 @@ const boardsPerTrip = 256
 // settlement keeps them (migration 0007) so that the board can be shown
 // from Postgres once Redis has let it expire. Only decide reads boards this way: whoever needs a period's
 // outcomes gets them from Decide, decided once.
-func (e *Engine) finalBoards(ctx context.Context, lv *live, p Period, pop Populations, fn func(finalBoard) error) error {
+//
+// The players promotion protection may keep are marked (promotedOnBoards)
+// under ladder, the rules the period is decided under.
+func (e *Engine) finalBoards(ctx context.Context, lv *live, ladder *tiers.Ladder, p Period, pop Populations, fn func(finalBoard) error) error {
 	var all []finalBoard
 	for idx := 0; idx < lv.Ladder.Len(); idx++ {
 		boards := (pop[idx] + lv.BoardSize - 1) / lv.BoardSize
@@ -55,7 +59,9 @@ func (e *Engine) finalBoards(ctx context.Context, lv *live, p Period, pop Popula
 		if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
 			return internal("final boards", err)
 		}
-		for i, b := range chunk {
+		read := slices.Clone(chunk) // not in all: each board's players go once fn has them
+		for i := range read {
+			b := &read[i]
 			zs := cmds[i].Val()
 			b.Names = names[i].Val()
 			b.Players = make([]tiers.Standing, len(zs))
@@ -63,6 +69,11 @@ func (e *Engine) finalBoards(ctx context.Context, lv *live, p Period, pop Popula
 				score, _ := lv.Packing().Unpack(z.Score)
 				b.Players[r] = tiers.Standing{Player: z.Member.(string), Rank: r + 1, Score: score}
 			}
+		}
+		if err := e.promotedOnBoards(ctx, lv, ladder, start, read); err != nil {
+			return err
+		}
+		for _, b := range read {
 			if err := fn(b); err != nil {
 				return err
 			}
@@ -203,7 +214,7 @@ func (e *Engine) decide(ctx context.Context, lv *live, p Period, pop Populations
 		return fn(d)
 	}
 	m := merger{ladder: ladder, emit: emit}
-	err = e.finalBoards(ctx, lv, p, pop, func(b finalBoard) error {
+	err = e.finalBoards(ctx, lv, ladder, p, pop, func(b finalBoard) error {
 		return m.add(b, b.N == (pop[b.Tier]+lv.BoardSize-1)/lv.BoardSize)
 	})
 	if err != nil {

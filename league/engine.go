@@ -49,6 +49,7 @@ type live struct {
 	keys        keys
 	code        []int                      // ladder index -> tier code in Redis
 	codes       string                     // code as bytes, one a tier: score.lua refuses a player in another
+	ranks       string                     // promotionRanks: join.lua's protection argument, "" without protection
 	index       map[int]int                // tier code -> ladder index
 	epoch       string                     // the league's data generation at Open (stored.go)
 	restored    time.Time                  // start of the period the last restore ran in; zero: none
@@ -269,6 +270,7 @@ func (e *Engine) tierCodes(ctx context.Context, lv *live) error {
 		b[i] = byte(c)
 	}
 	lv.codes = string(b)
+	lv.ranks = promotionRanks(lv)
 	return nil
 }
 

@@ -146,10 +146,15 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 			args[21], args[22], args[23] = d.decay.From, d.decay.To, d.decay.Absent
 		}
 	}
-	return e.run.Run(ctx, scripts.Join, false, []string{
+	ks := []string{
 		k.counters(p.Start.Unix()), k.record(req.Player), k.reward(req.Player),
 		k.claimed(p.Start.Unix()), k.meta(), k.periods(), k.claims(), k.played(), k.bans(),
-	}, args...).Slice()
+	}
+	if lv.ranks != "" {
+		// promotion protection (protect.go): only leagues with it pay for it
+		ks, args = append(ks, k.promoted(p.Start.Unix())), append(args, lv.ranks)
+	}
+	return e.run.Run(ctx, scripts.Join, false, ks, args...).Slice()
 }
 
 // lookup is where a record's board has the player: rank 0 if the board is
@@ -249,14 +254,18 @@ func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, pl
 		// they stay
 	case look.rank > 0:
 		// decided as settlement will: in the merged ranking when the board
-		// is merged with another (min_board_size)
+		// is merged with another (min_board_size), and kept by promotion
+		// protection
 		board, _ := placement(rec.n, lv.BoardSize)
 		m, err := e.mergeOf(ctx, lv, ladder, rec.start, played, board, &look.score)
 		if err != nil {
 			return 0, nil, nil, err
 		}
 		rank := m.rank(look.rank)
-		z := ladder.Zone(played, rank, m.size(look.size), look.score)
+		z, err := e.protect(ctx, lv, ladder, rec.start, played, ladder.Zone(played, rank, m.size(look.size), look.score), player)
+		if err != nil {
+			return 0, nil, nil, err
+		}
 		tier = ladder.Next(played, z, rank)
 		if items := ladder.Rewards(played, rank, look.score); items != nil {
 			reward = &Reward{Earned: rec.startTime(), Tier: ladder.Tier(played).ID, Rank: rank, Items: items}

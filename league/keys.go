@@ -34,6 +34,9 @@ import (
 //	<ns>:{L}:m:<S>          hash   players an operator took off period S's boards (moderate.go):
 //	                               player -> <state>:<tier code>:<packed score>
 //	<ns>:{L}:ban            hash   banned players: player -> when the ban ends (Unix ms)
+//	<ns>:{L}:pp:<S>         set    players promoted into the tier they joined period S in (a jump
+//	                               too): tiers with protect_promoted keep them (protect.go);
+//	                               written only by leagues where a tier protects
 //	<ns>:{L}:y              stream admin actions waiting to be recorded in the store's audit
 //
 // Per-player records live in Buckets small hashes rather than one big hash:
@@ -62,6 +65,11 @@ func (k keys) actions() string { return k.prefix + "y" }
 // moderated is period start's hash of the players an operator took off
 // its boards (moderate.lua).
 func (k keys) moderated(start int64) string { return k.prefix + "m:" + strconv.FormatInt(start, 10) }
+
+// promoted is the set of players whose join of the period starting at
+// start put them in a tier above the one they last played (join.lua):
+// what promotion protection asks (protect.go).
+func (k keys) promoted(start int64) string { return k.prefix + "pp:" + strconv.FormatInt(start, 10) }
 
 // opField is the meta field of period start's score operator (join.lua
 // and score.lua build it too).

@@ -49,7 +49,7 @@ func TestKeysShareHashTag(t *testing.T) {
 	k := newKeys("league", "weekly", 16384)
 	for _, key := range []string{k.tiers(), k.meta(), k.periods(), k.claims(), k.counters(1), k.board(1, 2, 3),
 		k.names(1, 2, 3), k.claimed(1), k.request("", "r"), k.request("game-eu", "r"), k.record("p"), k.reward("p"),
-		k.moderated(1), k.bans(), k.actions()} {
+		k.moderated(1), k.bans(), k.actions(), k.promoted(1)} {
 		if got := hashTag(key); got != "weekly" {
 			t.Errorf("%s: hash tag %q, want weekly", key, got)
 		}

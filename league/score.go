@@ -49,6 +49,9 @@ type ScoreResult struct {
 	// it is its tier's short last board, or the board before it
 	// (min_board_size); nil when decided alone, or not Ranked.
 	MergedWith *BoardID
+	// Protected reports a player of the demotion ranks whom promotion
+	// protection keeps in the tier: Zone is Stay (protect.go).
+	Protected bool
 	// Replayed reports a retried request id: the first write's result.
 	Replayed bool
 	// Held is set when the write passed a gain cap of a league that holds
@@ -83,6 +86,11 @@ func (e *Engine) Score(ctx context.Context, leagueID string, w ScoreWrite) (Scor
 		}
 		res, retryAt, err := e.scoreResult(ctx, lv, p, w, reply)
 		if retryAt == 0 {
+			if err == nil && res.Zone == tiers.Demote && lv.ranks != "" {
+				rs, errs := []ScoreResult{res}, []error{nil}
+				e.protectResults(ctx, lv, []ScoreWrite{w}, rs, errs)
+				return rs[0], errs[0]
+			}
 			return res, err
 		}
 		p, prev = e.redisSaid(lv, retryAt)
@@ -246,6 +254,7 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 			if err != nil {
 				return res, 0, err
 			}
+			// protectResults may keep a Demote
 			res.Zone, res.MergedWith = ladder.Zone(idx, m.rank(res.Rank), m.size(res.BoardSize), res.Score), m.board(tier)
 		}
 		return res, 0, nil
@@ -337,5 +346,6 @@ func (e *Engine) ScoreBatch(ctx context.Context, leagueID string, writes []Score
 	for _, i := range pending {
 		errs[i] = internal("score", fmt.Errorf("period kept moving"))
 	}
+	e.protectResults(ctx, lv, writes, results, errs)
 	return results, errs, nil
 }

@@ -308,7 +308,7 @@ func (e *Engine) Expire(ctx context.Context, leagueID string, p Period, pop Popu
 		return err
 	}
 	start := p.Start.Unix()
-	ks := []string{lv.keys.counters(start), lv.keys.claimed(start), lv.keys.moderated(start)}
+	ks := []string{lv.keys.counters(start), lv.keys.claimed(start), lv.keys.moderated(start), lv.keys.promoted(start)}
 	for idx, count := range pop {
 		for n := 1; n <= (count+lv.BoardSize-1)/lv.BoardSize; n++ {
 			ks = append(ks, lv.keys.board(start, lv.code[idx], n), lv.keys.names(start, lv.code[idx], n))

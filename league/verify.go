@@ -96,6 +96,9 @@ func Verify(ladder *tiers.Ladder, boards []RecordedBoard, stray []EarnedReward, 
 // compares each player's recorded tier after, zone and reward with it. A
 // tier's latest two boards wait for the next board (or Stray, or Counts):
 // its last board may be decided with the one before it (min_board_size).
+// A stay recorded in the demotion ranks of a tier that protects promoted
+// players is read as that protection (protectedAtClose): the store keeps
+// no other record of who was promoted, so this cannot refute one.
 func (v *Verification) Board(b RecordedBoard) {
 	v.Boards++
 	v.Players += len(b.Outcomes)
@@ -109,11 +112,11 @@ func (v *Verification) Board(b RecordedBoard) {
 		v.flush()
 	}
 	if v.ladder.Tier(idx).MinBoardSize == 0 {
-		v.compare(idx, b, v.ladder.Settle(idx, v.standings(b)))
+		v.compare(idx, b, v.ladder.Settle(idx, v.standings(idx, b)))
 		return
 	}
 	if len(v.held) == 2 {
-		v.compare(idx, v.held[0], v.ladder.Settle(idx, v.standings(v.held[0])))
+		v.compare(idx, v.held[0], v.ladder.Settle(idx, v.standings(idx, v.held[0])))
 		v.held = v.held[1:]
 	}
 	v.held = append(v.held, b)
@@ -131,27 +134,28 @@ func (v *Verification) flush() {
 	idx, _ := v.ladder.Index(held[0].ID.Tier)
 	last := held[len(held)-1]
 	if len(held) == 2 && held[0].ID.N == last.ID.N-1 && v.ladder.MergesLast(idx, last.ID.N, len(last.Outcomes)) {
-		prev, lastOut := v.ladder.SettleMerged(idx, v.standings(held[0]), v.standings(last))
+		prev, lastOut := v.ladder.SettleMerged(idx, v.standings(idx, held[0]), v.standings(idx, last))
 		v.compare(idx, held[0], prev)
 		v.compare(idx, last, lastOut)
 		return
 	}
 	for _, b := range held {
-		v.compare(idx, b, v.ladder.Settle(idx, v.standings(b)))
+		v.compare(idx, b, v.ladder.Settle(idx, v.standings(idx, b)))
 	}
 }
 
 // standings is a recorded board as the board read at close: its players
 // ranked 1..n in the recorded order. A gap or a repeat in the recorded
 // ranks is a row lost or changed since.
-func (v *Verification) standings(b RecordedBoard) []tiers.Standing {
+func (v *Verification) standings(idx int, b RecordedBoard) []tiers.Standing {
 	board := make([]tiers.Standing, len(b.Outcomes))
 	for k, o := range b.Outcomes {
 		if o.Rank != k+1 {
 			v.diff(Difference{Board: b.ID, Rank: o.Rank, Player: o.Player, Field: "rank",
 				Recorded: strconv.Itoa(o.Rank), Expected: strconv.Itoa(k + 1)})
 		}
-		board[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score}
+		board[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score,
+			Promoted: protectedAtClose(v.ladder, idx, o.Zone)}
 	}
 	return board
 }

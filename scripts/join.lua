@@ -14,6 +14,8 @@
 --                              deliveries, and tier moves by absence decay
 -- KEYS[8] -> <ns>:{L}:played  starts of the latest periods anyone joined
 -- KEYS[9] -> <ns>:{L}:ban     banned players: player -> when the ban ends (ms; moderate.lua)
+-- KEYS[10] -> <ns>:{L}:pp:<Q> players promoted into their tier of Q; given, with ARGV[25],
+--             only when a tier of the league protects promoted players
 -- ARGV[1]  -> now in ms, or '' for Redis TIME
 -- ARGV[2]  -> Q start (Unix s)          ARGV[3] -> Q end (Unix s)
 -- ARGV[4]  -> key prefix <ns>:{L}:
@@ -36,6 +38,9 @@
 -- ARGV[22] -> with ARGV[14], when absence decay lowered the tier decided: the tier id
 --             before decay ('' for none); ARGV[23] -> the tier id after;
 --             ARGV[24] -> how many periods the player sat out
+-- ARGV[25] -> with KEYS[10]: one byte per tier code, its ladder position + 1 (0: unknown):
+--             a join placing the player above the tier of the period they last played
+--             adds them to KEYS[10]
 --
 -- Also writes keys of the league's hash tag it finds from the above: Q's board and
 -- names, and with ARGV[14] the counters of the record's period ('ladder', 'closed').
@@ -223,6 +228,15 @@ local packed = tie_bits(math.max(now, qs * 1000), qe, tonumber(ARGV[10]), tonumb
 redis.call('ZADD', bk, packed, player)
 redis.call('HSET', nk, player, profile)
 redis.call('HSET', KEYS[2], player, rec_encode(qs, tier, n, NO_TIER))
+if KEYS[10] and rec then
+  -- Promotion protection (league/protect.go): the live zones and settlement
+  -- of Q ask KEYS[10] who was promoted into their tier of Q.
+  local _, played = rec_decode(rec)
+  local from, to = string.byte(ARGV[25], played + 1), string.byte(ARGV[25], tier + 1)
+  if from and to and from > 0 and to > from then
+    redis.call('SADD', KEYS[10], player)
+  end
+end
 
 if ARGV[22] ~= '' then
   -- The decay happens with the placement, so its record does too.

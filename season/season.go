@@ -2,7 +2,8 @@
 // league's own rules: placement in sub-boards by join order
 // (league.BoardOf, as join.lua), ranking by score then join order, and
 // outcomes and rewards by the ladder (tiers.Ladder.Settle, as settlement),
-// absence decay included (tiers.Ladder.AfterAbsence). Designers see where
+// absence decay (tiers.Ladder.AfterAbsence) and promotion protection
+// (tiers.Standing.Promoted, as join.lua records it) included. Designers see where
 // a ladder piles up, and how many boards run thin, before players do.
 package season
 
@@ -90,6 +91,8 @@ type player struct {
 	tier     int // the tier they play next
 	absent   int // whole periods sat out since they last played
 	played   bool
+	last     int  // the tier of the last period they played
+	promoted bool // this period's tier is above last: tiers.Standing.Promoted
 }
 
 // Run plays m.Periods periods of league l's rules on m.Players players, all
@@ -142,7 +145,8 @@ func Run(l *league.League, m Model) ([]Period, error) {
 					p.Decayed++
 				}
 			}
-			pl.played, pl.absent = true, 0
+			pl.promoted = pl.played && pl.tier > pl.last // as join.lua records it (promotion protection)
+			pl.played, pl.absent, pl.last = true, 0, pl.tier
 			byTier[pl.tier] = append(byTier[pl.tier], i)
 			scores[i] = 0
 			if r.Float64() >= m.Idle {
@@ -193,7 +197,7 @@ func settleTier(ld *tiers.Ladder, t int, boards [][]int, scores []int64, ps []pl
 		sort.SliceStable(ranked[b], func(x, y int) bool { return scores[ranked[b][x]] > scores[ranked[b][y]] })
 		standings[b] = make([]tiers.Standing, len(members))
 		for k, i := range ranked[b] {
-			standings[b][k] = tiers.Standing{Player: strconv.Itoa(i), Rank: k + 1, Score: scores[i]}
+			standings[b][k] = tiers.Standing{Player: strconv.Itoa(i), Rank: k + 1, Score: scores[i], Promoted: ps[i].promoted}
 		}
 		p.Boards++
 		if 2*len(members) < size {

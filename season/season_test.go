@@ -95,6 +95,28 @@ func TestRunPlacesAndSettlesByTheRules(t *testing.T) {
 	}
 }
 
+// TestRunProtectsPromoted: with protect_promoted on the middle tier, the
+// same season demotes fewer of its players, though not none: only those
+// promoted into it are kept, and only in their first period there.
+func TestRunProtectsPromoted(t *testing.T) {
+	demoted := func(protect bool) (n int) {
+		l := testLeague(t, []tiers.Tier{{ID: "low", PromoteCount: 10}, {ID: "mid", PromoteCount: 10, DemoteCount: 5, ProtectPromoted: protect},
+			{ID: "top", DemoteCount: 5}}, 30, 0)
+		ps, err := season.Run(l, season.Model{Players: 3000, Periods: 6, Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			n += p.Demoted[1]
+		}
+		return n
+	}
+	with, without := demoted(true), demoted(false)
+	if with == 0 || with >= without {
+		t.Fatalf("mid demoted %d players with protection, %d without: want fewer, but some", with, without)
+	}
+}
+
 func TestRunRefusesBadModels(t *testing.T) {
 	l := testLeague(t, []tiers.Tier{{ID: "low", Promote: 2000}, {ID: "top"}}, 10, 0)
 	for _, tt := range []struct {

@@ -63,6 +63,11 @@ type Tier struct {
 	// JumpTop and JumpBy: the first JumpTop ranks of a board's promotion
 	// zone rise JumpBy tiers (2 or more) instead of one.
 	JumpTop, JumpBy int
+	// ProtectPromoted keeps a player promoted into the tier from demotion
+	// in their first period there: in the demotion ranks they stay
+	// (Ladder.Protect). The ranks of the zones do not change: nobody
+	// above is demoted in their place.
+	ProtectPromoted bool
 	// MinPromoteScore is the score a player needs to climb: a player in the
 	// promotion zone below it stays.
 	MinPromoteScore int64
@@ -91,7 +96,13 @@ type Ladder struct {
 // Promote on the top tier or a Demote on the bottom one is refused: there is
 // nowhere to go, and silently settling nobody would hide a config mistake
 // (a tier added at the top with its neighbour's ratios left unset, say).
+// So is ProtectPromoted on the bottom tier: nobody is promoted into it, and
+// it demotes nobody.
 func NewLadder(ts []Tier) (*Ladder, error) {
+	if len(ts) > 0 && ts[0].ProtectPromoted {
+		return nil, fmt.Errorf("tiers[0] (%s).protect_promoted: on the bottom tier, which nobody is promoted into "+
+			"and which demotes nobody (tiers are lowest first)", ts[0].ID)
+	}
 	up, down := make([]int, len(ts)), make([]int, len(ts))
 	for i := range ts {
 		up[i], down[i] = i+1, i-1
@@ -207,6 +218,8 @@ func (t Tier) check() error {
 		return fmt.Errorf("jump_top: %d on a tier that promotes nobody", t.JumpTop)
 	case t.JumpTop > 0 && t.JumpBy < 2:
 		return fmt.Errorf("jump_tiers: %d with jump_top %d: a jump rises 2 tiers or more (1 is a promotion)", t.JumpBy, t.JumpTop)
+	case t.ProtectPromoted && !t.demotes():
+		return fmt.Errorf("protect_promoted: on a tier that demotes nobody (no demote share or count)")
 	case t.JumpTop == 0 && t.JumpBy != 0:
 		return fmt.Errorf("jump_tiers: %d without jump_top", t.JumpBy)
 	case t.AtLeastFrom < 0 || t.AtLeastFrom > MaxMoveCount:

@@ -26,23 +26,24 @@ type ruleTier struct {
 	AtLeastFrom     int    `json:"at_least_from,omitempty"`
 	JumpTop         int    `json:"jump_top,omitempty"`
 	JumpBy          int    `json:"jump_tiers,omitempty"`
+	ProtectPromoted bool   `json:"protect_promoted,omitempty"`
 	MinPromoteScore int64  `json:"min_promote_score,omitempty"`
 	MinRewardScore  int64  `json:"min_reward_score,omitempty"`
 	Rewards         []Band `json:"rewards,omitempty"`
 	MinBoardSize    int    `json:"min_board_size,omitempty"`
 }
 
-// RulesJSON returns the ladder's rules (ids, ratios and counts, minimum
-// scores and rewards, lowest tier first) as JSON, the same for the same
-// rules. A field left at 0 is left out, so rules recorded before it existed
+// RulesJSON returns the ladder's rules (ids, ratios and counts, jumps,
+// protection, minimum scores and rewards, lowest tier first) as JSON, the
+// same for the same rules. A field left at 0 (or false) is left out, so rules recorded before it existed
 // keep their fingerprint.
 func (l *Ladder) RulesJSON() string {
 	rs := make([]ruleTier, len(l.tiers))
 	for i, t := range l.tiers {
 		rs[i] = ruleTier{ID: t.ID, Promote: t.Promote, Demote: t.Demote, PromoteCount: t.PromoteCount, DemoteCount: t.DemoteCount,
 			PromoteAtLeast: t.PromoteAtLeast, DemoteAtLeast: t.DemoteAtLeast, AtLeastFrom: t.AtLeastFrom,
-			JumpTop: t.JumpTop, JumpBy: t.JumpBy, MinPromoteScore: t.MinPromoteScore, MinRewardScore: t.MinRewardScore, Rewards: t.Rewards,
-			MinBoardSize: t.MinBoardSize}
+			JumpTop: t.JumpTop, JumpBy: t.JumpBy, ProtectPromoted: t.ProtectPromoted,
+			MinPromoteScore: t.MinPromoteScore, MinRewardScore: t.MinRewardScore, Rewards: t.Rewards, MinBoardSize: t.MinBoardSize}
 	}
 	b, _ := json.Marshal(rs) // plain fields: cannot fail
 	return string(b)
@@ -71,8 +72,8 @@ func FromRules(rules string) (*Ladder, error) {
 	for i, r := range rs {
 		ts[i] = Tier{ID: r.ID, Name: r.ID, Promote: r.Promote, Demote: r.Demote, PromoteCount: r.PromoteCount, DemoteCount: r.DemoteCount,
 			PromoteAtLeast: r.PromoteAtLeast, DemoteAtLeast: r.DemoteAtLeast, AtLeastFrom: r.AtLeastFrom,
-			JumpTop: r.JumpTop, JumpBy: r.JumpBy, MinPromoteScore: r.MinPromoteScore, MinRewardScore: r.MinRewardScore, Rewards: r.Rewards,
-			MinBoardSize: r.MinBoardSize}
+			JumpTop: r.JumpTop, JumpBy: r.JumpBy, ProtectPromoted: r.ProtectPromoted,
+			MinPromoteScore: r.MinPromoteScore, MinRewardScore: r.MinRewardScore, Rewards: r.Rewards, MinBoardSize: r.MinBoardSize}
 	}
 	l, err := NewLadder(ts)
 	if err != nil {
@@ -126,7 +127,7 @@ func (l *Ladder) Recorded(rules string) (*Ladder, error) {
 		ts[i].MinPromoteScore, ts[i].MinRewardScore = r.MinPromoteScore, r.MinRewardScore
 		ts[i].PromoteCount, ts[i].DemoteCount = r.PromoteCount, r.DemoteCount
 		ts[i].PromoteAtLeast, ts[i].DemoteAtLeast, ts[i].AtLeastFrom = r.PromoteAtLeast, r.DemoteAtLeast, r.AtLeastFrom
-		ts[i].JumpTop, ts[i].JumpBy = r.JumpTop, r.JumpBy
+		ts[i].JumpTop, ts[i].JumpBy, ts[i].ProtectPromoted = r.JumpTop, r.JumpBy, r.ProtectPromoted
 		ts[i].MinBoardSize = r.MinBoardSize
 		var err error
 		if up[i], err = neighbour(r, k+1, r.Promote > 0 || r.PromoteCount > 0); err != nil {

@@ -72,6 +72,22 @@ func (l *Ladder) Zone(i, rank, n int, score int64) Zone {
 	}
 }
 
+// Protects reports whether tier i keeps the players promoted into it from
+// demotion (Tier.ProtectPromoted): only then does whether a player in its
+// demotion ranks was promoted matter, and only then need the engine ask.
+func (l *Ladder) Protects(i int) bool { return l.tiers[i].ProtectPromoted && l.down[i] >= 0 }
+
+// Protect returns zone z of a player in tier i after promotion protection:
+// Stay for a Demote of a player promoted into a tier that Protects, z
+// otherwise. promoted is whether the player's previous period played
+// promoted them into tier i.
+func (l *Ladder) Protect(i int, z Zone, promoted bool) Zone {
+	if z == Demote && promoted && l.Protects(i) {
+		return Stay
+	}
+	return z
+}
+
 // Next returns the tier index a player of rank moves to from tier i given
 // their zone: the tier above or below, in the order of the rules (see
 // Recorded), or JumpBy tiers above for the first JumpTop ranks promoted.
@@ -125,6 +141,9 @@ type Standing struct {
 	Player string
 	Rank   int // 1-based, unique on the board
 	Score  int64
+	// Promoted reports that the player's previous period played promoted
+	// them into this tier (a jump too): a tier that Protects keeps them.
+	Promoted bool
 }
 
 // Outcome is what a settlement decides for one player.
@@ -136,18 +155,22 @@ type Outcome struct {
 	TierBefore int
 	TierAfter  int
 	Rewards    []Item // nil when the rank earns nothing
+	// Protected reports a player of the demotion ranks kept in the tier
+	// by promotion protection (Protect): their Zone is Stay.
+	Protected bool
 }
 
 // Settle decides the outcome of every player of one sub-board of tier i.
 // board must hold the board's players ranked 1..n; Settle is the settlement
-// form of Zone, Next and Rewards, and uses nothing else.
+// form of Zone, Protect, Next and Rewards, and uses nothing else.
 func (l *Ladder) Settle(i int, board []Standing) []Outcome {
 	n := len(board)
 	out := make([]Outcome, n)
 	for k, s := range board {
-		z := l.Zone(i, s.Rank, n, s.Score)
+		ranked := l.Zone(i, s.Rank, n, s.Score)
+		z := l.Protect(i, ranked, s.Promoted)
 		out[k] = Outcome{
-			Player: s.Player, Rank: s.Rank, Score: s.Score, Zone: z,
+			Player: s.Player, Rank: s.Rank, Score: s.Score, Zone: z, Protected: z != ranked,
 			TierBefore: i, TierAfter: l.Next(i, z, s.Rank), Rewards: l.Rewards(i, s.Rank, s.Score),
 		}
 	}

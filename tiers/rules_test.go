@@ -106,8 +106,8 @@ func TestJumps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	board := []Standing{{"a", 1, 50}, {"b", 2, 40}, {"c", 3, 30}, {"d", 4, 3}, {"e", 5, 2}, {"f", 6, 1}, {"g", 7, 0},
-		{"h", 8, 0}, {"i", 9, 0}, {"j", 10, 0}}
+	board := []Standing{{"a", 1, 50, false}, {"b", 2, 40, false}, {"c", 3, 30, false}, {"d", 4, 3, false}, {"e", 5, 2, false}, {"f", 6, 1, false}, {"g", 7, 0, false},
+		{"h", 8, 0, false}, {"i", 9, 0, false}, {"j", 10, 0, false}}
 	want := []int{3, 3, 1, 0, 0, 0, 0, 0, 0, 0} // d is in the zone by rank, under min_promote_score
 	rec, err := l.Recorded(l.RulesJSON())
 	if err != nil {
