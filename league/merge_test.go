@@ -134,3 +134,64 @@ func mergedZonesAreTheSettlement(t *testing.T, b testsvc.Backend, seed int64) {
 		t.Errorf("seed %d: the %d merged players: %d promoted and %d demoted, want %d and %d", seed, merged, up, down, p, d)
 	}
 }
+
+// TestProtectionOnMergedBoards: 60 bronze players on 6 boards promote 2
+// each to silver, which protects promoted players, demotes 30% and merges
+// a last board under 5. Their second week, silver's boards are 10 and 2,
+// decided as one board of 12 whose demotion zone (3) takes in the short
+// board's players: every one of them was promoted, so all are shown
+// protected and all stay.
+func TestProtectionOnMergedBoards(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, func(l *league.League) {
+			ld, err := tiers.NewLadder([]tiers.Tier{
+				{ID: "bronze", Name: "Bronze", Promote: 2000, MinPromoteScore: 1},
+				{ID: "silver", Name: "Silver", Demote: 3000, ProtectPromoted: true, MinBoardSize: 5},
+			})
+			testsvc.Must(t, err, "ladder")
+			l.Ladder = ld
+		})
+		week1 := f.period()
+		for i := range 60 {
+			id := fmt.Sprintf("b%02d", i)
+			f.join(id)
+			f.score(id, int64(1+i%10))
+		}
+		f.clock.After(week1.End)
+		f.settle(week1)
+
+		week2 := f.period()
+		var silver []string
+		for i := range 60 {
+			id := fmt.Sprintf("b%02d", i)
+			if p := f.join(id); p.Tier == "silver" {
+				silver = append(silver, id)
+				f.score(id, int64(100-i)) // the short board's two score least
+			}
+		}
+		if len(silver) != 12 {
+			t.Fatalf("%d players in silver, want 12", len(silver))
+		}
+		f.clock.Set(week2.End.Add(-time.Millisecond))
+		kept := 0
+		for _, id := range silver {
+			st, err := f.engine.Standing(f.ctx, "weekly", id)
+			testsvc.Must(t, err, "Standing")
+			if st.Zone == tiers.Demote || st.Board.N >= 1 && st.MergedWith == nil {
+				t.Fatalf("%s: zone %s, merged with %v: want no demotion and the two boards merged", id, st.Zone, st.MergedWith)
+			}
+			if st.Protected {
+				kept++
+			}
+		}
+		if kept != 3 {
+			t.Fatalf("%d shown protected, want the 3 of the merged demotion zone", kept)
+		}
+		f.clock.After(week2.End)
+		for _, o := range f.settle(week2) {
+			if o.Zone == tiers.Demote || o.TierAfter != 1 && o.TierBefore == 1 {
+				t.Errorf("%s settled %s to tier %d: a promoted player was demoted", o.Player, o.Zone, o.TierAfter)
+			}
+		}
+	})
+}
