@@ -75,9 +75,19 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 			if t.ID == l.EntryTier {
 				entry = " (entry)"
 			}
+			extra := ""
+			if t.JumpTop > 0 {
+				extra += fmt.Sprintf("; the top %d promoted rise %d tiers", t.JumpTop, t.JumpBy)
+			}
+			if l.Ladder.Protects(i) {
+				extra += "; players promoted into it are not demoted their first period there"
+			}
+			if t.MinBoardSize > 0 {
+				extra += fmt.Sprintf("; a last board under %d players is decided with the board before it", t.MinBoardSize)
+			}
 			fmt.Fprintf(w, "  tier %s%s\tpromote %s, demote %s: of a full board %d up, %d down; %s; "+
-				"min scores %d to climb, %d for a reward\n",
-				t.ID, entry, t.Promote, t.Demote, p, d, words.Count(len(t.Rewards), "reward band"), t.MinPromoteScore, t.MinRewardScore)
+				"min scores %d to climb, %d for a reward%s\n",
+				t.ID, entry, t.Promote, t.Demote, p, d, words.Count(len(t.Rewards), "reward band"), t.MinPromoteScore, t.MinRewardScore, extra)
 		}
 	}
 	for _, l := range cfg.Leaderboards {

@@ -51,6 +51,10 @@ type tierJSON struct {
 	RewardBands     int    `json:"reward_bands"`
 	MinPromoteScore int64  `json:"min_promote_score"`
 	MinRewardScore  int64  `json:"min_reward_score"`
+	JumpTop         int    `json:"jump_top"`
+	JumpTiers       int    `json:"jump_tiers"`
+	ProtectPromoted bool   `json:"protect_promoted"`
+	MinBoardSize    int    `json:"min_board_size"`
 }
 
 type leaderboardJSON struct {
@@ -96,7 +100,8 @@ func configJSONOf(path string, cfg *config.Config, now time.Time, checked bool, 
 			p, d := l.Ladder.Counts(i, l.BoardSize)
 			lj.Tiers = append(lj.Tiers, tierJSON{ID: t.ID, Entry: t.ID == l.EntryTier, Promote: t.Promote.String(),
 				Demote: t.Demote.String(), PromotedOfFull: p, DemotedOfFull: d, RewardBands: len(t.Rewards),
-				MinPromoteScore: int64(t.MinPromoteScore), MinRewardScore: int64(t.MinRewardScore)})
+				MinPromoteScore: int64(t.MinPromoteScore), MinRewardScore: int64(t.MinRewardScore),
+				JumpTop: t.JumpTop, JumpTiers: t.JumpBy, ProtectPromoted: l.Ladder.Protects(i), MinBoardSize: t.MinBoardSize})
 		}
 		j.Leagues = append(j.Leagues, lj)
 	}
