@@ -62,6 +62,17 @@ func (e *Engine) mergeOf(ctx context.Context, lv *live, ladder *tiers.Ladder, st
 	return merge{partner: int(reply[0]), partnerSize: int(reply[1]), ownSize: int(reply[2]), ahead: int(reply[3])}, nil
 }
 
+// mergeInReply reads the merge score.lua appends to a ranked write's reply
+// in a tier with min_board_size ({0, record, score, rank, size, partner,
+// partner size, own size, ahead}); ok is false when it appended none.
+func mergeInReply(reply []any) (merge, bool) {
+	if len(reply) < 9 || scripts.Status(reply[0].(int64)) != scripts.OK {
+		return merge{}, false
+	}
+	n := func(i int) int { v, _ := reply[i].(int64); return int(v) }
+	return merge{partner: n(5), partnerSize: n(6), ownSize: n(7), ahead: n(8)}, true
+}
+
 // mergedBoard is the board a merge names, for replies (nil: none).
 func (m merge) board(tier string) *BoardID {
 	if m.partner == 0 {

@@ -151,9 +151,14 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 		args[argNoRank] = "1"
 	}
 	if len(lv.guards) == 0 {
-		return ks, append(args, 0)
+		args = append(args, 0)
+	} else {
+		ks, args = lv.limitArgs(lv.keys, p, e.now(), w, ks, args)
 	}
-	return lv.limitArgs(lv.keys, p, e.now(), w, ks, args)
+	if f.mins != "" {
+		args = append(args, f.mins)
+	}
+	return ks, args
 }
 
 // The slots of score.lua's ARGV a write fills in (0-based: argNow is
@@ -178,6 +183,7 @@ type scoreFixed struct {
 	counters, meta string
 	attempts, held string // "" when the league has no max_attempts, no hold
 	argv           []any
+	mins           string // score.lua's min_board_size argument (minSizes); "" when no tier has one
 }
 
 // scoreFixedOf returns lv's scoreFixed for period p, made anew when the
@@ -197,8 +203,29 @@ func (e *Engine) scoreFixedOf(lv *live, p, prev Period) *scoreFixed {
 		f.held, hold, caps = k.held(start), "hold", lv.caps
 	}
 	f.argv = append(e.scoreArgv(lv, p, prev, "", 0, lv.maxGainArg(), attempts, "", hold, caps), "")
+	ladder, _ := lv.ladderAt(start)
+	f.mins = minSizes(lv, ladder)
 	lv.scoreFixed.Store(f)
 	return f
+}
+
+// minSizes is score.lua's min_board_size argument under ladder: two bytes
+// (big endian) per tier code, the tier's min_board_size; "" when no tier
+// has one, and score.lua then asks nothing about merges.
+func minSizes(lv *live, ladder *tiers.Ladder) string {
+	top, some := 0, false
+	for i, c := range lv.code {
+		top, some = max(top, c), some || ladder.Tier(i).MinBoardSize > 0
+	}
+	if !some {
+		return ""
+	}
+	b := make([]byte, 2*(top+1))
+	for i, c := range lv.code {
+		m := ladder.Tier(i).MinBoardSize // at most MaxBoardSize: two bytes
+		b[2*c], b[2*c+1] = byte(m>>8), byte(m)
+	}
+	return string(b)
 }
 
 // scoreArgv is score.lua's ARGV[1..22]; the caller appends ARGV[23], the
@@ -250,9 +277,11 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 		}
 		if res.Ranked() {
 			ladder, _ := lv.ladderAt(p.Start.Unix())
-			m, err := e.mergeOf(ctx, lv, ladder, p.Start.Unix(), idx, board, &res.Score)
-			if err != nil {
-				return res, 0, err
+			m, ok := mergeInReply(reply)
+			if !ok { // a replay, a held write, an approval: score.lua did not ask
+				if m, err = e.mergeOf(ctx, lv, ladder, p.Start.Unix(), idx, board, &res.Score); err != nil {
+					return res, 0, err
+				}
 			}
 			// protectResults may keep a Demote
 			res.Zone, res.MergedWith = ladder.Zone(idx, m.rank(res.Rank), m.size(res.BoardSize), res.Score), m.board(tier)

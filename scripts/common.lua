@@ -67,6 +67,45 @@ local function here(...)
   return redis.call('EXISTS', ...)
 end
 
+--- merge_at
+-- merge_at(prefix, s, t, n, ck, size, min, low, above): whether board n of tier t
+-- in period s (ck its counters key; boards of size) is decided with another
+-- because its tier's last board holding players has fewer than min
+-- (min_board_size, tiers/merge.go): nil when decided alone, else the other
+-- board, both boards' players now, and how many of the other's rank before a
+-- player of the board (0 with low ''): those at or above packed score low
+-- when the other is the earlier board, at or above above when the later.
+-- Uses board_key and here.
+local function merge_at(prefix, s, t, n, ck, size, min, low, above)
+  local last = math.ceil(tonumber(redis.call('HGET', ck, t) or '0') / size)
+  if n > last or n < last - 1 then
+    return nil
+  end
+  local function card(b)
+    local bk = board_key(prefix, s, t, b)
+    here(bk, ck)
+    return redis.call('ZCARD', bk)
+  end
+  local last_size = card(last)
+  while last_size == 0 and last > 1 do
+    -- every player of the last board was taken off it: the board before is last
+    last = last - 1
+    last_size = card(last)
+  end
+  if last < 2 or last_size >= min or (n ~= last and n ~= last - 1) then
+    return nil
+  end
+  local partner, from = last, above
+  if n == last then
+    partner, from = last - 1, low
+  end
+  local ahead = 0
+  if low ~= '' then
+    ahead = redis.call('ZCOUNT', board_key(prefix, s, t, partner), from, '+inf')
+  end
+  return {partner, card(partner), card(n), ahead}
+end
+
 --- int
 -- Scores reach 2^53, past what %.14g prints exactly; %.0f prints them all.
 local function int(x)

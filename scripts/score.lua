@@ -34,11 +34,15 @@
 --             reply's rank and size are 0, and so is what a retry of this request id answers
 -- ARGV[24] -> r, the number of rate limits, then four each (common.lua's limits): the player's
 --             and the key's write limits ('write') and the player's gain limits ('gain')
+-- ARGV[25 + 4r] -> with min_board_size (tiers/merge.go), two bytes (big endian) per tier code:
+--             its min_board_size, 0 for none; absent when no tier has one
 --
 -- Returns one of
 --   {0, record, score, rank, size}  written (or unchanged): the player's 9-byte record
 --                        (period, tier, join number), score, 1-based rank and board size
---                        (rank and size 0 with ARGV[23])
+--                        (rank and size 0 with ARGV[23]); for a ranked write in a tier with
+--                        min_board_size, then {partner, partner size, own size, ahead}
+--                        (common.lua's merge_at; all 0 when the board is decided alone)
 --   {1, record, score, rank, size}  a retry: the first write's result, unchanged (rank and size
 --                        0 when the first write asked for none, whatever ARGV[23] says now)
 --   {2, now}             Q is not the period at Redis's now (ms): recompute and retry
@@ -66,7 +70,7 @@
 --                        (moderated: their entry in Q's moderation hash, moderate.lua), or,
 --                        with moderated '', the board is lost; nothing written, nothing consumed
 --
--- uses: rec_decode board_key here int now_ms tie_bits limits
+-- uses: rec_decode board_key here int now_ms tie_bits limits merge_at
 
 -- The epoch and the operator Q's first join recorded ('op:<Q>'), in one
 -- read: every write needs both.
@@ -289,5 +293,15 @@ elseif guarded then
 end
 if rid then
   redis.call('SET', rid, rec .. int(score) .. ':' .. rank .. ':' .. card .. ':' .. player, 'PX', ARGV[13])
+end
+local mins = ARGV[25 + 4 * nl]
+if rank_wanted and mins and #mins >= 2 * t + 2 then
+  -- the tier's min_board_size: where the board stands in a merge, in this
+  -- round trip rather than a second (merged.lua's question)
+  local min = string.byte(mins, 2 * t + 1) * 256 + string.byte(mins, 2 * t + 2)
+  if min > 0 then
+    local m = merge_at(ARGV[4], qs, t, board, KEYS[1], size, min, int(score * shift), int((score + 1) * shift)) or {0, 0, 0, 0}
+    return {0, rec, score, rank, card, m[1], m[2], m[3], m[4]}
+  end
 end
 return {0, rec, score, rank, card}
