@@ -105,9 +105,10 @@ func (s *Server) trailRoute(r *http.Request, _ *Key) (reply, error) {
 	if err != nil {
 		return nil, s.postgresErr(err)
 	}
+	lg.NameMoves(page.Entries)
 	out.Entries = make([]trailEntryBody, len(page.Entries))
 	for i, e := range page.Entries {
-		out.Entries[i] = newTrailEntryBody(lg, e)
+		out.Entries[i] = newTrailEntryBody(e)
 	}
 	if page.Next != "" {
 		out.Next = &page.Next
@@ -115,13 +116,12 @@ func (s *Server) trailRoute(r *http.Request, _ *Key) (reply, error) {
 	return marshal{out}, nil
 }
 
-func newTrailEntryBody(lg *league.League, e league.TrailEntry) trailEntryBody {
+func newTrailEntryBody(e league.TrailEntry) trailEntryBody {
 	b := trailEntryBody{Kind: e.Kind, At: rfc3339Milli(e.At), Period: league.Period{Start: e.Period}.ID(), PlayerID: e.Player,
 		TierBefore: e.TierBefore, TierAfter: e.TierAfter, Move: e.Move, Rank: e.Rank, Tier: e.Tier, Items: e.Items, Absent: e.Absent,
 		Change: e.Change}
 	switch e.Kind {
 	case league.TrailSettlement:
-		b.Move = lg.MoveBetween(e.TierBefore, e.TierAfter)
 		b.Board = league.BoardID{Tier: e.TierBefore, N: e.Board}.String()
 		score := e.Score
 		b.Score = &score

@@ -36,6 +36,30 @@ func (c *Console) playerActions(r *http.Request, leagueID, player string) ([]lea
 	return actions, ""
 }
 
+// playerTrailShown is how many lines of the player's audit trail the page
+// lists.
+const playerTrailShown = 20
+
+// playerTrail reads the latest lines of the player's audit trail (tier
+// moves and their causes, rewards and claims, admin actions), or why it
+// could not.
+func (c *Console) playerTrail(r *http.Request, leagueID, player string) ([]league.TrailEntry, string) {
+	trail, ok := c.cfg.Audit.(league.TrailLog)
+	if !ok {
+		return nil, "this console keeps no audit trail"
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
+	defer cancel()
+	page, err := trail.Trail(ctx, league.TrailQuery{League: leagueID, Player: player, Limit: playerTrailShown})
+	if err != nil {
+		return nil, c.logged(r, err)
+	}
+	if l, err := c.cfg.Engine.League(leagueID); err == nil {
+		l.NameMoves(page.Entries)
+	}
+	return page.Entries, ""
+}
+
 // moderate carries out the form's action: POST
 // .../players/{player}/moderate with action, reason, score (set-score),
 // duration (ban), the period the page showed and the confirmation box.

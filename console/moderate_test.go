@@ -28,7 +28,7 @@ func TestModerationForm(t *testing.T) {
 	token := f.csrf(cookie)
 	rep := f.get("/console/leagues/weekly/players/bob", cookie)
 	for _, want := range []string{modForm, `name="period" value="` + firstPeriod + `"`, `name="csrf" value="` + token + `"`,
-		"ranked with 20", `name="confirm" value="yes" required`, "No action recorded."} {
+		"ranked with 20", `name="confirm" value="yes" required`, "No action recorded.", "Nothing recorded yet: no settled period"} {
 		if !strings.Contains(rep.body, want) {
 			t.Fatalf("player page lacks %q: %s", want, rep.body)
 		}
@@ -99,7 +99,8 @@ func TestModerationForm(t *testing.T) {
 
 	rep = f.post(path, form("action", "hide"), cookie)
 	for _, want := range []string{"Done: player bob was ranked with 20 and is now hidden with 20. Recorded in the audit as action ",
-		"Off the board: hidden by an operator", "<td>admin-1</td><td>hide</td>", "<td>aimbot</td>"} {
+		"Off the board: hidden by an operator", "<td>admin-1</td><td>hide</td>", "<td>aimbot</td>",
+		"<td>admin</td><td><code>" + firstPeriod + "</code></td><td>hide by admin-1: ranked -&gt; hidden: aimbot</td>"} {
 		if rep.status != http.StatusOK || !strings.Contains(rep.body, want) {
 			t.Fatalf("hide: %d, page lacks %q: %s", rep.status, want, rep.body)
 		}

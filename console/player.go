@@ -36,7 +36,11 @@ type playerView struct {
 	ModError     string
 	Actions      []league.Action
 	ActionsError string
-	CSRF         string
+	// Trail is the latest of the player's audit trail (TrailError: why it
+	// could not be read).
+	Trail      []league.TrailEntry
+	TrailError string
+	CSRF       string
 	MaxScore     int64
 }
 
@@ -107,6 +111,7 @@ func (c *Console) renderPlayer(w http.ResponseWriter, r *http.Request, sess *ses
 		}
 	}
 	v.Actions, v.ActionsError = c.playerActions(r, leagueID, player)
+	v.Trail, v.TrailError = c.playerTrail(r, leagueID, player)
 	title.Data = v
 	c.render(w, r, status, "player", sess, title)
 }

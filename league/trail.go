@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/league-engine/league/internal/words"
 	"github.com/league-engine/league/tiers"
 )
 
@@ -199,4 +200,60 @@ func TrailPageOf(entries []TrailEntry, after TrailCursor, limit int) TrailPage {
 		page.Entries = []TrailEntry{}
 	}
 	return page
+}
+
+// NameMoves names the move of each settlement entry (stores keep the
+// tiers, not the ladder's order): by l's ladder, "" for a tier it lacks.
+func (l *League) NameMoves(entries []TrailEntry) {
+	for i := range entries {
+		if e := &entries[i]; e.Kind == TrailSettlement {
+			e.Move = l.MoveBetween(e.TierBefore, e.TierAfter)
+		}
+	}
+}
+
+// Summary says what e records in one line, for people: leaguectl trail's
+// lines and the console's player page.
+func (e TrailEntry) Summary() string {
+	switch e.Kind {
+	case TrailSettlement:
+		move := string(e.Move)
+		if move == "" {
+			move = "settled"
+		}
+		return fmt.Sprintf("%s %s -> %s: rank %d of %s, score %d", move, e.TierBefore, e.TierAfter, e.Rank,
+			BoardID{Tier: e.TierBefore, N: e.Board}, e.Score)
+	case TrailReward:
+		return fmt.Sprintf("granted %s (rank %d in %s)", itemsText(e.Items), e.Rank, e.Tier)
+	case TrailClaim:
+		in := "a join"
+		if !e.ClaimedIn.IsZero() {
+			in = "the join of " + Period{Start: e.ClaimedIn}.ID()
+		}
+		return fmt.Sprintf("claimed %s by %s", itemsText(e.Items), in)
+	case TrailDecay:
+		return fmt.Sprintf("decayed %s -> %s after %s away", e.TierBefore, e.TierAfter, words.Count(e.Absent, "period"))
+	case TrailCorrection:
+		if c := e.Correction; c != nil {
+			return fmt.Sprintf("correction %d (%s %s by %s: %s): %s -> %s", c.ID, c.Action, c.Player, c.Actor, c.Reason,
+				e.TierBefore, e.TierAfter)
+		}
+	case TrailAdmin:
+		if a := e.Action; a != nil {
+			return fmt.Sprintf("%s by %s: %s -> %s: %s", a.Action, a.Actor, a.Before.Board, a.After.Board, a.Reason)
+		}
+	}
+	return string(e.Kind)
+}
+
+// itemsText lists reward items: "100 gems, 1 chest".
+func itemsText(items []tiers.Item) string {
+	if len(items) == 0 {
+		return "nothing"
+	}
+	parts := make([]string, len(items))
+	for i, it := range items {
+		parts[i] = fmt.Sprintf("%d %s", it.Qty, it.ID)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/league-engine/league/internal/words"
@@ -75,14 +74,12 @@ func trail(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	j := trailJSON{League: *id, Entries: []trailEntryJSON{}, Next: page.Next}
+	lg.NameMoves(page.Entries)
 	for i := range page.Entries {
 		en := &page.Entries[i]
-		if en.Kind == league.TrailSettlement {
-			en.Move = lg.MoveBetween(en.TierBefore, en.TierAfter)
-		}
 		ej := trailEntryJSON{At: timeJSON(en.At), Kind: string(en.Kind), Period: periodID(*en), Player: en.Player,
 			TierBefore: en.TierBefore, TierAfter: en.TierAfter, Move: string(en.Move), Rank: en.Rank, Tier: en.Tier, Items: en.Items,
-			Absent: en.Absent, What: describeEntry(*en)}
+			Absent: en.Absent, What: en.Summary()}
 		if en.Kind == league.TrailSettlement {
 			ej.Board, ej.Score = league.BoardID{Tier: en.TierBefore, N: en.Board}.String(), &en.Score
 		}
@@ -103,7 +100,7 @@ func trail(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintln(w, "at\tkind\tperiod\tplayer\twhat")
 		for _, en := range page.Entries {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", en.At.UTC().Format("2006-01-02T15:04:05.000Z"), en.Kind, periodID(en), en.Player,
-				describeEntry(en))
+				en.Summary())
 		}
 		if err := w.Flush(); err != nil {
 			return err
@@ -146,49 +143,4 @@ func periodID(e league.TrailEntry) string {
 		return "-"
 	}
 	return league.Period{Start: e.Period}.ID()
-}
-
-// describeEntry says what an entry records, in one line.
-func describeEntry(e league.TrailEntry) string {
-	switch e.Kind {
-	case league.TrailSettlement:
-		return fmt.Sprintf("%s %s -> %s: rank %d of %s, score %d", orDash(string(e.Move)), e.TierBefore, e.TierAfter, e.Rank,
-			league.BoardID{Tier: e.TierBefore, N: e.Board}, e.Score)
-	case league.TrailReward:
-		return fmt.Sprintf("granted %s (rank %d in %s)", itemsText(e.Items), e.Rank, e.Tier)
-	case league.TrailClaim:
-		in := "a join"
-		if !e.ClaimedIn.IsZero() {
-			in = "the join of " + league.Period{Start: e.ClaimedIn}.ID()
-		}
-		return fmt.Sprintf("claimed %s by %s", itemsText(e.Items), in)
-	case league.TrailDecay:
-		return fmt.Sprintf("decayed %s -> %s after %s away", e.TierBefore, e.TierAfter, words.Count(e.Absent, "period"))
-	case league.TrailCorrection:
-		c := e.Correction
-		return fmt.Sprintf("correction %d (%s %s by %s: %s): %s -> %s", c.ID, c.Action, c.Player, c.Actor, oneLine(c.Reason, 80),
-			e.TierBefore, e.TierAfter)
-	case league.TrailAdmin:
-		a := e.Action
-		return fmt.Sprintf("%s by %s: %s -> %s: %s", a.Action, a.Actor, describeState(a.Before), describeState(a.After), oneLine(a.Reason, 80))
-	}
-	return ""
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func itemsText(items []tiers.Item) string {
-	if len(items) == 0 {
-		return "-"
-	}
-	parts := make([]string, len(items))
-	for i, it := range items {
-		parts[i] = fmt.Sprintf("%d %s", it.Qty, it.ID)
-	}
-	return strings.Join(parts, ", ")
 }
