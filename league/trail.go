@@ -224,13 +224,13 @@ func (e TrailEntry) Summary() string {
 		return fmt.Sprintf("%s %s -> %s: rank %d of %s, score %d", move, e.TierBefore, e.TierAfter, e.Rank,
 			BoardID{Tier: e.TierBefore, N: e.Board}, e.Score)
 	case TrailReward:
-		return fmt.Sprintf("granted %s (rank %d in %s)", itemsText(e.Items), e.Rank, e.Tier)
+		return fmt.Sprintf("granted %s (rank %d in %s)", itemsOrNothing(e.Items), e.Rank, e.Tier)
 	case TrailClaim:
 		in := "a join"
 		if !e.ClaimedIn.IsZero() {
 			in = "the join of " + Period{Start: e.ClaimedIn}.ID()
 		}
-		return fmt.Sprintf("claimed %s by %s", itemsText(e.Items), in)
+		return fmt.Sprintf("claimed %s by %s", itemsOrNothing(e.Items), in)
 	case TrailDecay:
 		return fmt.Sprintf("decayed %s -> %s after %s away", e.TierBefore, e.TierAfter, words.Count(e.Absent, "period"))
 	case TrailCorrection:
@@ -246,14 +246,9 @@ func (e TrailEntry) Summary() string {
 	return string(e.Kind)
 }
 
-// itemsText lists reward items: "100 gems, 1 chest".
-func itemsText(items []tiers.Item) string {
+func itemsOrNothing(items []tiers.Item) string {
 	if len(items) == 0 {
 		return "nothing"
 	}
-	parts := make([]string, len(items))
-	for i, it := range items {
-		parts[i] = fmt.Sprintf("%d %s", it.Qty, it.ID)
-	}
-	return strings.Join(parts, ", ")
+	return tiers.ItemsText(items)
 }

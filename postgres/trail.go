@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/tiers"
 )
 
 var _ league.TrailLog = (*Store)(nil)
@@ -149,11 +150,10 @@ func (r *trailReader) settledKind(kind league.TrailKind, sel string) error {
 	)
 	_, err := pgx.ForEachRow(rows, []any{&e.Player, &e.Period, &e.At, &e.TierBefore, &e.TierAfter, &e.Board, &e.Rank, &e.Score, &e.Tier, &items},
 		func() error {
-			e.Kind, e.Seq, e.Items = kind, e.Period.Unix(), nil
-			if items != nil {
-				if err := json.Unmarshal(items, &e.Items); err != nil {
-					return err
-				}
+			var err error
+			e.Kind, e.Seq = kind, e.Period.Unix()
+			if e.Items, err = itemsOf(items); err != nil {
+				return err
 			}
 			r.entries = append(r.entries, e)
 			return nil
@@ -191,14 +191,13 @@ func (r *trailReader) claims() error {
 		items []byte
 	)
 	_, err := pgx.ForEachRow(rows, []any{&e.Player, &e.Period, &e.At, &in, &e.Tier, &e.Rank, &items}, func() error {
-		e.Kind, e.Seq, e.Items, e.ClaimedIn = league.TrailClaim, e.Period.Unix(), nil, time.Time{}
+		var err error
+		e.Kind, e.Seq, e.ClaimedIn = league.TrailClaim, e.Period.Unix(), time.Time{}
 		if in != nil {
 			e.ClaimedIn = in.UTC()
 		}
-		if items != nil {
-			if err := json.Unmarshal(items, &e.Items); err != nil {
-				return err
-			}
+		if e.Items, err = itemsOf(items); err != nil {
+			return err
 		}
 		r.entries = append(r.entries, e)
 		return nil
@@ -251,4 +250,13 @@ func (r *trailReader) actions() error {
 			Action: &a, Seq: ms*1_000_000 + seq})
 	}
 	return err
+}
+
+// itemsOf decodes a reward's items (jsonb); nil for none (NULL).
+func itemsOf(js []byte) ([]tiers.Item, error) {
+	if js == nil {
+		return nil, nil
+	}
+	var items []tiers.Item
+	return items, json.Unmarshal(js, &items)
 }

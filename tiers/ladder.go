@@ -8,6 +8,7 @@ package tiers
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Ratio is a share of a sub-board in basis points (1/10,000). Integer basis
@@ -37,6 +38,16 @@ const MaxQty = 1<<53 - 1
 type Item struct {
 	ID  string `json:"id"`
 	Qty int64  `json:"qty"`
+}
+
+// ItemsText writes items as people read them: "100 gems, 1 chest"; ""
+// for none.
+func ItemsText(items []Item) string {
+	parts := make([]string, len(items))
+	for i, it := range items {
+		parts[i] = fmt.Sprintf("%d %s", it.Qty, it.ID)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Band rewards every rank in [From, To] (1-based, inclusive) with Items.

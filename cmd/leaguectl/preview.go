@@ -103,14 +103,10 @@ func printPreview(out io.Writer, p league.Preview, id string) {
 	}
 }
 
-// itemList writes items as "gems x100, coins x5"; "-" for none.
+// itemList writes items as "100 gems, 5 coins"; "-" for none.
 func itemList(items []tiers.Item) string {
 	if len(items) == 0 {
 		return "-"
 	}
-	parts := make([]string, len(items))
-	for i, it := range items {
-		parts[i] = fmt.Sprintf("%s x%d", it.ID, it.Qty)
-	}
-	return strings.Join(parts, ", ")
+	return tiers.ItemsText(items)
 }

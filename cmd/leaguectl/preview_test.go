@@ -51,7 +51,7 @@ leagues:
 	// Two boards of low: p4 tops the first (5 players, one promoted), p6
 	// the second (2 players: 20% of 2 promotes nobody).
 	for _, want := range []string{"current, decided as if it ended now", "7 players, 2 rewarded",
-		"moves: low -> high 1", "rewards: gems 18 (2 players)", "low-1  1     p4      4      low   high  promoted  gems x9",
+		"moves: low -> high 1", "rewards: gems 18 (2 players)", "low-1  1     p4      4      low   high  promoted  9 gems",
 		"more: -after low-1:3"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("preview output lacks %q:\n%s", want, out.String())
