@@ -143,7 +143,13 @@ func (r *trailReader) settledKind(kind league.TrailKind, sel string) error {
 			return nil // every row precedes the cursor
 		}
 	}
-	rows, _ := r.s.pool.Query(r.ctx, sel+w.String()+r.order("s.period_end", startOf("o"), "o.player"), w.args...)
+	order := r.order("s.period_end", startOf("o"), "o.player")
+	if !r.q.Period.IsZero() {
+		// one period: at and seq are the same on every row, so the order is
+		// the player's, which the primary key gives without a sort
+		order = " ORDER BY o.player DESC LIMIT " + strconv.Itoa(r.n)
+	}
+	rows, _ := r.s.pool.Query(r.ctx, sel+w.String()+order, w.args...)
 	var (
 		e     league.TrailEntry
 		items []byte
