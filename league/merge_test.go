@@ -195,3 +195,52 @@ func TestProtectionOnMergedBoards(t *testing.T) {
 		}
 	})
 }
+
+// TestMergeAfterTheLastBoardEmptied: an operator removed every player of
+// silver's last board and most of the board before it, which is now the
+// short last board holding players: it merges with the board before it,
+// whose players see it (their board is two before the last by joins), as
+// settlement decides it.
+func TestMergeAfterTheLastBoardEmptied(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, func(l *league.League) {
+			ts := l.Ladder.Tiers()
+			for i := range ts {
+				ts[i].MinBoardSize = 5
+			}
+			ld, err := tiers.NewLadder(ts)
+			testsvc.Must(t, err, "ladder")
+			l.Ladder, l.EntryTier = ld, "silver"
+		})
+		week := f.period()
+		for i := range 25 { // boards of 10, 10, 5
+			id := fmt.Sprintf("p%02d", i)
+			f.join(id)
+			f.score(id, int64(100-i))
+		}
+		for i := 14; i < 25; i++ { // board 2 keeps p10-p13, board 3 none
+			_, err := f.engine.Moderate(f.ctx, "weekly", league.Moderation{Player: fmt.Sprintf("p%02d", i), Action: league.Remove,
+				Actor: "ops", Reason: "bots"})
+			testsvc.Must(t, err, "Moderate")
+		}
+		shown := map[string]tiers.Zone{}
+		for i := range 14 {
+			id := fmt.Sprintf("p%02d", i)
+			st, err := f.engine.Standing(f.ctx, "weekly", id)
+			testsvc.Must(t, err, "Standing")
+			if st.MergedWith == nil || st.MergedWith.N != 3-st.Board.N {
+				t.Fatalf("%s on board %d: merged with %v, want boards 1 and 2 merged", id, st.Board.N, st.MergedWith)
+			}
+			if r := f.score(id, 0); r.Zone != st.Zone {
+				t.Fatalf("%s: a write's reply shows %s, the standing %s", id, r.Zone, st.Zone)
+			}
+			shown[id] = st.Zone
+		}
+		f.clock.After(week.End)
+		for _, o := range f.settle(week) {
+			if o.Zone != shown[o.Player] {
+				t.Errorf("%s was shown %s, settled %s", o.Player, shown[o.Player], o.Zone)
+			}
+		}
+	})
+}

@@ -78,7 +78,7 @@ end
 -- Uses board_key and here.
 local function merge_at(prefix, s, t, n, ck, size, min, low, above)
   local last = math.ceil(tonumber(redis.call('HGET', ck, t) or '0') / size)
-  if n > last or n < last - 1 then
+  if n > last then
     return nil
   end
   local function card(b)
@@ -87,6 +87,9 @@ local function merge_at(prefix, s, t, n, ck, size, min, low, above)
     return redis.call('ZCARD', bk)
   end
   local last_size = card(last)
+  if n < last - 1 and last_size > 0 then
+    return nil -- the last board has players: board n is not one of the last two
+  end
   while last_size == 0 and last > 1 do
     -- every player of the last board was taken off it: the board before is last
     last = last - 1
