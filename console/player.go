@@ -41,7 +41,7 @@ type playerView struct {
 	Trail      []league.TrailEntry
 	TrailError string
 	CSRF       string
-	MaxScore     int64
+	MaxScore   int64
 }
 
 // historyRow is a settled period of the player.
