@@ -1,0 +1,169 @@
+package league
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/league-engine/league/tiers"
+)
+
+// Deciding a corrected board again (Engine.Correct's pure part): what the
+// store recorded of the board, with the corrected player zeroed or
+// removed, decided under the period's rules as settlement decided it.
+
+// Redecide decides a board again with player zeroed or removed: board is
+// the board's recorded outcomes, ranked 1..n. The board is ranked again by
+// score, the recorded ranks breaking ties, except that the corrected
+// player goes last among equal scores (a zeroed cheater takes no honest
+// player's place), and settled with ladder. partner, when the board is one
+// of its tier's last two boards, is the other one: when the ladder merges
+// them (min_board_size, tiers.Ladder.MergesLast, on the boards as they are
+// after the correction) the two are decided together, as settlement does.
+// It returns every player whose outcome or reward differs, the corrected
+// player always.
+func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player string, action CorrectionAction) ([]CorrectionChange, error) {
+	if len(board) == 0 {
+		return nil, Errorf(NotFound, "player %q has no board", player)
+	}
+	tier := board[0].TierBefore
+	idx, ok := ladder.Index(tier)
+	if !ok {
+		return nil, Errorf(Unavailable, "the period was settled with tier %q, which this process's ladder lacks", tier)
+	}
+	for _, b := range [][]RecordedOutcome{board, partner} {
+		for i, o := range b {
+			if o.Rank != i+1 {
+				// Ranks are 1..n as settled (and as each correction leaves
+				// them): a gap is a board pruned in part (leaguectl prune),
+				// which cannot be decided again.
+				return nil, Errorf(Conflict, "board %s holds rank %d where rank %d should be: its outcomes are no longer whole (pruned?), so it cannot be decided again",
+					BoardID{Tier: tier, N: o.Board}, o.Rank, i+1)
+			}
+		}
+	}
+	ranked := make([]RecordedOutcome, 0, len(board))
+	var corrected *RecordedOutcome
+	for i := range board {
+		o := board[i]
+		if o.Player == player {
+			corrected = &board[i]
+			if action == CorrectRemove {
+				continue
+			}
+			o.Score = 0
+		}
+		ranked = append(ranked, o)
+	}
+	if corrected == nil {
+		return nil, Errorf(NotFound, "player %q has no outcome on board %s", player, BoardID{Tier: tier, N: board[0].Board})
+	}
+	slices.SortStableFunc(ranked, func(a, b RecordedOutcome) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		if (a.Player == player) != (b.Player == player) {
+			if a.Player == player {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.Rank, b.Rank)
+	})
+	own := standingsOf(ladder, idx, ranked)
+	after := map[string]redecided{}
+	keep := func(outcomes []tiers.Outcome) {
+		for k, o := range outcomes {
+			after[o.Player] = redecided{o, k + 1}
+		}
+	}
+	everyone := board
+	if mergedAfter(ladder, idx, board[0].Board, own, partner) {
+		if board[0].Board < partner[0].Board {
+			mine, theirs := ladder.SettleMerged(idx, own, standingsOf(ladder, idx, partner))
+			keep(mine)
+			keep(theirs)
+		} else {
+			theirs, mine := ladder.SettleMerged(idx, standingsOf(ladder, idx, partner), own)
+			keep(mine)
+			keep(theirs)
+		}
+		everyone = append(slices.Clone(board), partner...)
+	} else {
+		keep(ladder.Settle(idx, own))
+	}
+	var changes []CorrectionChange
+	for _, o := range everyone {
+		c := CorrectionChange{Player: o.Player, Tier: tier, Board: o.Board, Before: sideOf(ladder, idx, o)}
+		if n, ok := after[o.Player]; ok {
+			c.After = CorrectedSide{Rank: n.rank, Score: n.Score, Zone: n.Zone.String(),
+				TierAfter: ladder.Tier(n.TierAfter).ID, Move: moveOf(n.Outcome), Rewards: n.Rewards}
+			if n.Outcome.Rank != n.rank {
+				c.After.DecidedRank = n.Outcome.Rank
+			}
+		} else { // removed: off the board, keeps the tier played, earns nothing
+			c.After = CorrectedSide{TierAfter: tier, Move: Stayed}
+		}
+		sameReward := slices.Equal(c.Before.Rewards, c.After.Rewards)
+		if !sameReward {
+			c.Revoked = c.Before.Rewards != nil
+			c.Claimed = c.Revoked && o.Claimed
+			c.Granted = c.After.Rewards != nil
+		}
+		if o.Player == player || !sameReward || c.Before.Rank != c.After.Rank || c.Before.Score != c.After.Score ||
+			c.Before.TierAfter != c.After.TierAfter || c.Before.Zone != c.After.Zone ||
+			c.After.Rewards != nil && c.Before.RewardRank() != c.After.RewardRank() {
+			changes = append(changes, c)
+		}
+	}
+	return changes, nil
+}
+
+// redecided is an outcome decided again, with the player's rank on their
+// own board (the outcome's is the merged one on a merged board).
+type redecided struct {
+	tiers.Outcome
+	rank int
+}
+
+// mergedAfter reports whether board n, whose players are own after the
+// correction, is decided with partner, the other of its tier's last two
+// boards.
+func mergedAfter(ladder *tiers.Ladder, idx, n int, own []tiers.Standing, partner []RecordedOutcome) bool {
+	if len(partner) == 0 {
+		return false
+	}
+	switch pn := partner[0].Board; pn {
+	case n - 1:
+		return ladder.MergesLast(idx, n, len(own))
+	case n + 1:
+		return ladder.MergesLast(idx, pn, len(partner))
+	}
+	return false
+}
+
+// standingsOf ranks outcomes of tier idx 1..n in their order. A player
+// promotion protection kept at settlement stays kept; the store knows of
+// no other promoted player (protect.go).
+func standingsOf(ladder *tiers.Ladder, idx int, os []RecordedOutcome) []tiers.Standing {
+	out := make([]tiers.Standing, len(os))
+	for k, o := range os {
+		out[k] = tiers.Standing{Player: o.Player, Rank: k + 1, Score: o.Score, Promoted: protectedAtClose(ladder, idx, o.Zone)}
+	}
+	return out
+}
+
+// sideOf is a recorded outcome as a correction shows it; its move is
+// read from the ladder (idx: the tier played), as settlement named it.
+func sideOf(ladder *tiers.Ladder, idx int, o RecordedOutcome) CorrectedSide {
+	s := CorrectedSide{Rank: o.Rank, Score: o.Score, Zone: o.Zone.String(), TierAfter: o.TierAfter, Move: Stayed}
+	if a, ok := ladder.Index(o.TierAfter); ok {
+		s.Move = moveOf(tiers.Outcome{TierBefore: idx, TierAfter: a})
+	}
+	if o.Reward != nil {
+		s.Rewards = o.Reward.Items
+		if o.Reward.Rank != o.Rank {
+			s.DecidedRank = o.Reward.Rank
+		}
+	}
+	return s
+}
