@@ -2,9 +2,7 @@ package api
 
 import (
 	"net/http"
-	"strconv"
 
-	"github.com/league-engine/league/internal/excerpt"
 	"github.com/league-engine/league/league"
 	"github.com/league-engine/league/tiers"
 )
@@ -64,7 +62,7 @@ func (s *Server) trailRoute(r *http.Request, _ *Key) (reply, error) {
 	if err != nil {
 		return nil, s.redisErr(err)
 	}
-	q := league.TrailQuery{League: leagueID, Limit: defaultAuditPage}
+	q := league.TrailQuery{League: leagueID}
 	out := trailBody{League: leagueID}
 	if v, given := queryParam(r, "player"); given {
 		if err := league.CheckPlayerID(v); err != nil {
@@ -80,21 +78,14 @@ func (s *Server) trailRoute(r *http.Request, _ *Key) (reply, error) {
 		id := p.ID()
 		q.Period, out.Period = p.Start, &id
 	}
-	if q.Player == "" && q.Period.IsZero() {
-		return nil, invalid("player", "give player, period or both: the trail is read by player or by period")
+	if q.Limit, err = intParam(r, "limit", defaultAuditPage); err != nil {
+		return nil, err
 	}
-	if v, given := queryParam(r, "limit"); given {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > league.MaxAuditPage {
-			return nil, invalid("limit", "%q is not a number from 1 to %d", excerpt.Of(v), league.MaxAuditPage)
-		}
-		q.Limit = n
-	}
-	if v, given := queryParam(r, "after"); given {
-		if _, err := league.ParseTrailCursor(v); err != nil {
-			return nil, invalid("after", "%q is not a cursor of the trail: give a page's next", excerpt.Of(v))
-		}
-		q.After = v
+	q.After, _ = queryParam(r, "after")
+	// the store's own checks (player or period, limit, cursor), before
+	// waiting actions are recorded
+	if _, err := league.CheckTrailQuery(q); err != nil {
+		return nil, err
 	}
 	trail, ok := s.audit.(league.TrailLog)
 	if !ok {

@@ -99,15 +99,7 @@ func (c *Client) Audit(ctx context.Context, league string, q AuditQuery) (*Audit
 	if err := checkID("league", league, maxPathIDLen); err != nil {
 		return nil, err
 	}
-	v := url.Values{}
-	for k, s := range map[string]string{"player": q.Player, "period": q.Period, "before": q.Before} {
-		if s != "" {
-			v.Set(k, s)
-		}
-	}
-	if q.Limit != 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
-	}
+	v := pageQuery(q.Limit, "player", q.Player, "period", q.Period, "before", q.Before)
 	var out AuditPage
 	return ret(&out, c.do(ctx, call{method: "GET", path: adminLeague(league) + "/audit", query: v, safe: true, out: &out}))
 }
@@ -170,15 +162,22 @@ func (c *Client) Trail(ctx context.Context, league string, q TrailQuery) (*Trail
 	if err := checkID("league", league, maxPathIDLen); err != nil {
 		return nil, err
 	}
-	v := url.Values{}
-	for k, s := range map[string]string{"player": q.Player, "period": q.Period, "after": q.After} {
-		if s != "" {
-			v.Set(k, s)
-		}
-	}
-	if q.Limit != 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
-	}
+	v := pageQuery(q.Limit, "player", q.Player, "period", q.Period, "after", q.After)
 	var out TrailPage
 	return ret(&out, c.do(ctx, call{method: "GET", path: adminLeague(league) + "/trail", query: v, safe: true, out: &out}))
+}
+
+// pageQuery is the query of a page of the audit or its trail: the
+// name/value pairs given a value, and limit when not 0 (the API's default).
+func pageQuery(limit int, kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			v.Set(kv[i], kv[i+1])
+		}
+	}
+	if limit != 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	return v
 }
