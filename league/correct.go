@@ -71,7 +71,8 @@ type Correction struct {
 // changed.
 type CorrectionChange struct {
 	Player string        `json:"player"`
-	Tier   string        `json:"tier"` // the tier played (the board's)
+	Tier   string        `json:"tier"`             // the tier played (the board's)
+	Cohort string        `json:"cohort,omitempty"` // the board's cohort, if any (cohort.go)
 	Board  int           `json:"board"`
 	Before CorrectedSide `json:"before"`
 	After  CorrectedSide `json:"after"`

@@ -36,12 +36,13 @@ func (m merge) size(own int) int {
 	return m.ownSize + m.partnerSize
 }
 
-// mergeOf asks whether board n of tier idx in the period starting at start
-// is decided with another board under ladder, and, for a player of score
-// score (nil: none), how many of the other board's players rank before
-// them. One round trip, only for a tier with min_board_size.
-func (e *Engine) mergeOf(ctx context.Context, lv *live, ladder *tiers.Ladder, start int64, idx, n int, score *int64) (merge, error) {
-	min := ladder.Tier(idx).MinBoardSize
+// mergeOf asks whether board n of the boards code names (a tier's or a
+// cohort's) in the period starting at start is decided with another board
+// under ladder, and, for a player of score score (nil: none), how many of
+// the other board's players rank before them. One round trip, only for a
+// tier with min_board_size.
+func (e *Engine) mergeOf(ctx context.Context, lv *live, ladder *tiers.Ladder, start int64, code, n int, score *int64) (merge, error) {
+	min := ladder.Tier(lv.index[code]).MinBoardSize
 	if min == 0 {
 		return merge{}, nil
 	}
@@ -52,7 +53,7 @@ func (e *Engine) mergeOf(ctx context.Context, lv *live, ladder *tiers.Ladder, st
 		above = strconv.FormatUint(uint64(*score+1)<<shift, 10)
 	}
 	reply, err := e.run.Run(ctx, scripts.Merged, true, []string{lv.keys.counters(start)},
-		lv.keys.prefix, start, lv.code[idx], lv.BoardSize, min, n, low, above).Int64Slice()
+		lv.keys.prefix, start, code, lv.BoardSize, min, n, low, above).Int64Slice()
 	if err != nil {
 		return merge{}, internal("merged boards", err)
 	}
@@ -73,23 +74,25 @@ func mergeInReply(reply []any) (merge, bool) {
 	return merge{partner: n(5), partnerSize: n(6), ownSize: n(7), ahead: n(8)}, true
 }
 
-// mergedBoard is the board a merge names, for replies (nil: none).
-func (m merge) board(tier string) *BoardID {
+// board is the board a merge names, for replies (nil: none): a board of
+// the boards code names.
+func (m merge) board(lv *live, code int) *BoardID {
 	if m.partner == 0 {
 		return nil
 	}
-	return &BoardID{Tier: tier, N: m.partner}
+	id := lv.boardID(code, m.partner)
+	return &id
 }
 
 // boardMerge is mergeOf for a whole board: with a partner, also the
 // partner's scores, best first, to rank each entry in the merged ranking
 // (tiers.MergedAhead).
-func (e *Engine) boardMerge(ctx context.Context, lv *live, ladder *tiers.Ladder, start int64, idx, n int) (merge, []int64, error) {
-	m, err := e.mergeOf(ctx, lv, ladder, start, idx, n, nil)
+func (e *Engine) boardMerge(ctx context.Context, lv *live, ladder *tiers.Ladder, start int64, code, n int) (merge, []int64, error) {
+	m, err := e.mergeOf(ctx, lv, ladder, start, code, n, nil)
 	if err != nil || m.partner == 0 {
 		return m, nil, err
 	}
-	zs, err := e.rdb.ZRevRangeWithScores(ctx, lv.keys.board(start, lv.code[idx], m.partner), 0, -1).Result()
+	zs, err := e.rdb.ZRevRangeWithScores(ctx, lv.keys.board(start, code, m.partner), 0, -1).Result()
 	if err != nil {
 		return m, nil, internal("merged boards", err)
 	}
@@ -108,10 +111,11 @@ func (e *Engine) boardMerge(ctx context.Context, lv *live, ladder *tiers.Ladder,
 type merger struct {
 	ladder  *tiers.Ladder
 	emit    func(finalBoard, []tiers.Outcome) error
-	pending []finalBoard // of one tier, in board order
+	pending []finalBoard // of one tier's shared boards or one cohort's, in board order
 }
 
-// add takes the next board; last says it is its tier's last.
+// add takes the next board; last says it is the last of its tier's shared
+// boards or of its cohort's.
 func (m *merger) add(b finalBoard, last bool) error {
 	if m.ladder.Tier(b.Tier).MinBoardSize == 0 {
 		return m.emit(b, m.ladder.Settle(b.Tier, b.Players))

@@ -163,7 +163,11 @@ func (e *Engine) Preview(ctx context.Context, leagueID string, req PreviewReques
 		if !known {
 			return Preview{}, fieldError("after", "%q names tier %q, which league %q does not have", excerpt.Of(req.After), c.Board.Tier, lv.ID)
 		}
-		after = cursorKey{tier: idx, board: c.Board.N, rank: c.Rank}
+		cohort, err := lv.cohortIndex(c.Board.Cohort)
+		if err != nil {
+			return Preview{}, fieldError("after", "%q names cohort %q, which league %q does not have", excerpt.Of(req.After), c.Board.Cohort, lv.ID)
+		}
+		after = cursorKey{tier: idx, cohort: cohort, board: c.Board.N, rank: c.Rank}
 	}
 	cur, _ := e.current(lv)
 	p := cur
@@ -200,7 +204,8 @@ func (e *Engine) Preview(ctx context.Context, leagueID string, req PreviewReques
 					t.Players++ // once, should a band list an item twice
 				}
 			}
-			at := cursorKey{tier: b.Tier, board: b.ID.N, rank: k + 1} // the rank on the board
+			cohort, _ := lv.cohortIndex(b.ID.Cohort)
+			at := cursorKey{tier: b.Tier, cohort: cohort, board: b.ID.N, rank: k + 1} // the rank on the board
 			switch {
 			case !after.before(at):
 			case len(out.Rows) < req.Limit:
@@ -221,7 +226,7 @@ func (e *Engine) Preview(ctx context.Context, leagueID string, req PreviewReques
 		return Preview{}, err
 	}
 	if more && len(out.Rows) > 0 {
-		out.Next = &PreviewCursor{Board: BoardID{Tier: lv.Ladder.Tier(last.tier).ID, N: last.board}, Rank: last.rank}
+		out.Next = &PreviewCursor{Board: BoardID{Tier: lv.Ladder.Tier(last.tier).ID, Cohort: cohortAt(lv, last.cohort), N: last.board}, Rank: last.rank}
 	}
 	out.Summary = summarize(lv, counts, moves, items)
 	return out, nil
@@ -254,13 +259,16 @@ func (e *Engine) previewed(ctx context.Context, lv *live, p Period, ended bool) 
 }
 
 // cursorKey is a row's place in decide's order: tier index, board, rank.
-type cursorKey struct{ tier, board, rank int }
+type cursorKey struct{ tier, cohort, board, rank int } // cohort: 0 for the shared boards, then config order
 
 // before reports whether k comes before o; the zero-tier key {-1} comes
 // before every row.
 func (k cursorKey) before(o cursorKey) bool {
 	if k.tier != o.tier {
 		return k.tier < o.tier
+	}
+	if k.cohort != o.cohort {
+		return k.cohort < o.cohort
 	}
 	if k.board != o.board {
 		return k.board < o.board

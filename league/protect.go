@@ -46,11 +46,11 @@ func promotionRanks(lv *live) string {
 		}
 	}
 	top := 0
-	for _, c := range lv.code {
+	for c := range lv.index {
 		top = max(top, c)
 	}
 	b := make([]byte, top+1)
-	for i, c := range lv.code {
+	for c, i := range lv.index { // tier and cohort codes
 		b[c] = byte(i + 1) // a ladder has at most tiers.MaxTiers tiers
 	}
 	return string(b)

@@ -37,7 +37,7 @@ func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player str
 				// them): a gap is a board pruned in part (leaguectl prune),
 				// which cannot be decided again.
 				return nil, Errorf(Conflict, "board %s holds rank %d where rank %d should be: its outcomes are no longer whole (pruned?), so it cannot be decided again",
-					BoardID{Tier: tier, N: o.Board}, o.Rank, i+1)
+					BoardID{Tier: tier, Cohort: o.Cohort, N: o.Board}, o.Rank, i+1)
 			}
 		}
 	}
@@ -55,7 +55,7 @@ func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player str
 		ranked = append(ranked, o)
 	}
 	if corrected == nil {
-		return nil, Errorf(NotFound, "player %q has no outcome on board %s", player, BoardID{Tier: tier, N: board[0].Board})
+		return nil, Errorf(NotFound, "player %q has no outcome on board %s", player, BoardID{Tier: tier, Cohort: board[0].Cohort, N: board[0].Board})
 	}
 	slices.SortStableFunc(ranked, func(a, b RecordedOutcome) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
@@ -93,7 +93,7 @@ func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player str
 	}
 	var changes []CorrectionChange
 	for _, o := range everyone {
-		c := CorrectionChange{Player: o.Player, Tier: tier, Board: o.Board, Before: sideOf(ladder, idx, o)}
+		c := CorrectionChange{Player: o.Player, Tier: tier, Cohort: o.Cohort, Board: o.Board, Before: sideOf(ladder, idx, o)}
 		if n, ok := after[o.Player]; ok {
 			c.After = CorrectedSide{Rank: n.rank, Score: n.Score, Zone: n.Zone.String(),
 				TierAfter: ladder.Tier(n.TierAfter).ID, Move: moveOf(n.Outcome), Rewards: n.Rewards}

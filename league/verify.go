@@ -65,7 +65,7 @@ type Verification struct {
 
 	ladder *tiers.Ladder
 	counts []TierCount     // re-decided, by ladder index
-	held   []RecordedBoard // a tier's latest boards, which may merge (Board)
+	held   []RecordedBoard // a tier's (or a cohort's) latest boards, which may merge (Board)
 }
 
 // NewVerification starts verifying a period decided under ladder.
@@ -108,8 +108,8 @@ func (v *Verification) Board(b RecordedBoard) {
 			Expected: "a tier of the recorded rules: cannot re-decide its " + strconv.Itoa(len(b.Outcomes)) + " players"})
 		return
 	}
-	if len(v.held) > 0 && v.held[0].ID.Tier != b.ID.Tier {
-		v.flush()
+	if len(v.held) > 0 && (v.held[0].ID.Tier != b.ID.Tier || v.held[0].ID.Cohort != b.ID.Cohort) {
+		v.flush() // the boards held are the last of their tier's shared boards, or of their cohort's
 	}
 	if v.ladder.Tier(idx).MinBoardSize == 0 {
 		v.compare(idx, b, v.ladder.Settle(idx, v.standings(idx, b)))

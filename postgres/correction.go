@@ -81,12 +81,13 @@ func (s *Store) WriteCorrection(ctx context.Context, c league.Correction,
 // when that board is one of its tier's last two boards with outcomes, the
 // other one (a merge may join them: min_board_size), else nil.
 func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board, partner []league.RecordedOutcome, err error) {
-	var tier string
+	var tier, cohort string
 	var n, last int
-	err = tx.QueryRow(ctx, `SELECT o.tier_before, o.board, (SELECT max(board) FROM outcomes x
-			WHERE x.league = o.league AND x.period_start = o.period_start AND x.tier_before = o.tier_before)
+	err = tx.QueryRow(ctx, `SELECT o.tier_before, coalesce(o.cohort, ''), o.board, (SELECT max(board) FROM outcomes x
+			WHERE x.league = o.league AND x.period_start = o.period_start AND x.tier_before = o.tier_before
+				AND x.cohort IS NOT DISTINCT FROM o.cohort)
 		FROM outcomes o WHERE o.league = $1 AND o.period_start = $2 AND o.player = $3`,
-		c.League, c.Period, c.Player).Scan(&tier, &n, &last)
+		c.League, c.Period, c.Player).Scan(&tier, &cohort, &n, &last)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil, league.Errorf(league.NotFound, "player %q has no outcome in league %q period %s (unknown, or not on its boards)",
 			c.Player, c.League, periodID(c.Period))
@@ -94,7 +95,7 @@ func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board
 	if err != nil {
 		return nil, nil, err
 	}
-	if board, err = recordedBoard(ctx, tx, c, tier, n); err != nil {
+	if board, err = recordedBoard(ctx, tx, c, tier, cohort, n); err != nil {
 		return nil, nil, err
 	}
 	other := 0
@@ -105,20 +106,21 @@ func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board
 		other = last
 	}
 	if other > 0 {
-		partner, err = recordedBoard(ctx, tx, c, tier, other)
+		partner, err = recordedBoard(ctx, tx, c, tier, cohort, other)
 	}
 	return board, partner, err
 }
 
-// recordedBoard reads board n of tier in c's period, in rank order, with
-// each player's reward and its claim.
-func recordedBoard(ctx context.Context, tx pgx.Tx, c league.Correction, tier string, n int) ([]league.RecordedOutcome, error) {
+// recordedBoard reads board n of tier's boards of cohort (shared: "") in
+// c's period, in rank order, with each player's reward and its claim.
+func recordedBoard(ctx context.Context, tx pgx.Tx, c league.Correction, tier, cohort string, n int) ([]league.RecordedOutcome, error) {
 	rows, _ := tx.Query(ctx, `SELECT o.player, o.tier_after, o.rank, o.score, coalesce(o.zone, ''), r.rank, r.items, c.player IS NOT NULL
 		FROM outcomes o
 		LEFT JOIN rewards r ON r.league = o.league AND r.period_start = o.period_start AND r.player = o.player
 		LEFT JOIN reward_claims c ON c.league = o.league AND c.period_start = o.period_start AND c.player = o.player
 		WHERE o.league = $1 AND o.period_start = $2 AND o.tier_before = $3 AND o.board = $4
-		ORDER BY o.rank`, c.League, c.Period, tier, n)
+			AND coalesce(o.cohort, '') = $5
+		ORDER BY o.rank`, c.League, c.Period, tier, n, cohort)
 	var (
 		board      []league.RecordedOutcome
 		o          league.RecordedOutcome
@@ -128,7 +130,7 @@ func recordedBoard(ctx context.Context, tx pgx.Tx, c league.Correction, tier str
 	)
 	_, err := pgx.ForEachRow(rows, []any{&o.Player, &o.TierAfter, &o.Rank, &o.Score, &zone, &rewardRank, &items, &o.Claimed}, func() error {
 		r := o
-		r.TierBefore, r.Board, r.Zone = tier, n, zoneOf(zone)
+		r.TierBefore, r.Cohort, r.Board, r.Zone = tier, cohort, n, zoneOf(zone)
 		if rewardRank != nil {
 			r.Reward = &league.EarnedReward{Player: o.Player, Tier: tier, Rank: *rewardRank, Items: items}
 		}

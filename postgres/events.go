@@ -79,7 +79,7 @@ func writeSettlementEvents(ctx context.Context, tx pgx.Tx, set league.Settlement
 	leagueField, periodField, atField := encodeText(set.League), encodeTimestamptz(set.Period), encodeTimestamptz(now)
 	promoted, demoted, stayed := encodeText(string(events.PlayerPromoted)), encodeText(string(events.PlayerDemoted)), encodeText(string(events.PlayerStayed))
 	err = copyIn(ctx, tx, "events",
-		[]string{"id", "type", "league", "period_start", "player", "at", "tier_before", "tier_after", "board", "rank", "score"},
+		[]string{"id", "type", "league", "period_start", "player", "at", "tier_before", "tier_after", "board", "rank", "score", "data"},
 		len(outcomes), func(b []byte, i int) []byte {
 			o := &outcomes[order[i]]
 			t := stayed
@@ -90,11 +90,16 @@ func writeSettlementEvents(ctx context.Context, tx pgx.Tx, set league.Settlement
 				t = demoted
 			}
 			next++
-			b = appendInt8(appendFields(b, 11), next)
+			b = appendInt8(appendFields(b, 12), next)
 			b = append(append(append(b, t...), leagueField...), periodField...)
 			b = append(appendText(b, o.Player), atField...)
 			b = appendText(appendText(b, o.TierBefore), o.TierAfter)
-			return appendInt8(appendInt4(appendInt4(b, o.Board), o.Rank), o.Score)
+			b = appendInt8(appendInt4(appendInt4(b, o.Board), o.Rank), o.Score)
+			if o.Cohort == "" {
+				return appendTextOrNull(b, "") // NULL
+			}
+			js, _ := json.Marshal(cohortData{Cohort: o.Cohort})
+			return appendJSONB(b, js)
 		})
 	if err != nil {
 		return err
@@ -183,6 +188,9 @@ func (s *Store) Events(ctx context.Context, after int64, limit int, leagues []st
 
 // scanEvent reads eventColumns, building the data of player.* events from
 // their columns.
+//
+// An outcome event of a cohort's board (league/cohort.go) keeps the cohort
+// in its data, which is otherwise NULL for outcomes: {"cohort": c}.
 func scanEvent(row pgx.Row, more ...any) (events.Event, error) {
 	var (
 		e                 events.Event
@@ -203,8 +211,12 @@ func scanEvent(row pgx.Row, more ...any) (events.Event, error) {
 		e.Player = *player
 	}
 	if before != nil && after != nil && board != nil && rank != nil && score != nil {
+		var c cohortData
+		if data != nil {
+			_ = json.Unmarshal(data, &c) // written by writeSettlementEvents
+		}
 		js, err := json.Marshal(events.OutcomeData{From: *before, To: *after,
-			Board: league.BoardID{Tier: *before, N: *board}.String(), Rank: *rank, Score: *score})
+			Board: league.BoardID{Tier: *before, Cohort: c.Cohort, N: *board}.String(), Rank: *rank, Score: *score})
 		if err != nil {
 			return e, err
 		}
@@ -426,4 +438,9 @@ func (s *Store) Progress(ctx context.Context, webhook string) (events.Progress, 
 		FROM event_deliveries WHERE webhook = $1`, webhook, p.ScannedTo).Scan(&p.Retrying, &p.Held, &p.Dead, &oldest)
 	p.Oldest = utc(oldest)
 	return p, storeError("delivery progress", err)
+}
+
+// cohortData is the data of an outcome event played on a cohort's board.
+type cohortData struct {
+	Cohort string `json:"cohort"`
 }

@@ -1,6 +1,7 @@
 package scheduler_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -408,4 +409,74 @@ func TestMergedBoardsVerifiedAndCorrected(t *testing.T) {
 		t.Fatalf("promoted after the correction: %s, want p10 and p11", got)
 	}
 	verify("corrected")
+}
+
+// TestCohortBoardsVerifiedAndCorrected: the shared boards and the boards
+// of cohort core each hold 13 players (10 and a short 3, merged: min_board_size
+// 5). Settlement decides each cohort's boards apart and writes each
+// outcome's cohort; verify re-decides the same from Postgres; removing
+// core's top scorer decides core's two boards again and leaves the shared
+// boards' as they were.
+func TestCohortBoardsVerifiedAndCorrected(t *testing.T) {
+	f := newFixture(t, stores[len(stores)-1], 10)
+	ts := ladder(t).Tiers()
+	for i := range ts {
+		ts[i].MinBoardSize = 5
+	}
+	merging, err := tiers.NewLadder(ts)
+	testsvc.Must(t, err, "NewLadder")
+	f.league.Ladder, f.league.Cohorts = merging, []string{"core"}
+	testsvc.Must(t, f.league.Init(), "Init")
+	f.engine = f.open()
+	pg := f.store.(*postgres.Store)
+	week := f.period()
+	for _, c := range []string{"", "core"} {
+		for i := 0; i < 13; i++ { // board 1: x00-x09; board 2: x10-x12, x12 the best of all
+			id := fmt.Sprintf("%s%02d", cmp.Or(c, "s"), i)
+			_, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id, Cohort: c})
+			testsvc.Must(t, err, "Join")
+			_, err = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: id, Value: int64(10 + i)})
+			testsvc.Must(t, err, "Score")
+		}
+	}
+	f.clock.After(week.End)
+	f.settleNow(f.scheduler())
+
+	verify := func(when string, outcomes int) {
+		t.Helper()
+		st, err := pg.Settlement(f.ctx, "weekly", week.Start)
+		testsvc.Must(t, err, "Settlement")
+		ld, _, err := league.VerifyLadder(st, f.league.Ladder)
+		testsvc.Must(t, err, "VerifyLadder")
+		v := league.NewVerification(ld)
+		stray, err := pg.EachRecordedBoard(f.ctx, "weekly", week.Start, func(b league.RecordedBoard) error { v.Board(b); return nil })
+		testsvc.Must(t, err, "EachRecordedBoard")
+		for _, r := range stray {
+			v.Stray(r)
+		}
+		v.Counts(st.Tiers)
+		if len(v.Differences) != 0 || v.Outcomes != outcomes || v.Boards != 4 {
+			t.Fatalf("%s: verify re-decided %d outcomes on %d boards and found %+v", when, v.Outcomes, v.Boards, v.Differences)
+		}
+	}
+	promoted := func() string {
+		t.Helper()
+		var s string
+		err := pg.Pool().QueryRow(f.ctx, `SELECT coalesce(string_agg(player || '@' || coalesce(cohort, '-') || board || ':' || rank, ' ' ORDER BY player), '')
+			FROM outcomes WHERE league = 'weekly' AND period_start = $1 AND tier_after = 'silver'`, week.Start).Scan(&s)
+		testsvc.Must(t, err, "promoted")
+		return s
+	}
+	if got := promoted(); got != "core11@core2:2 core12@core2:1 s11@-2:2 s12@-2:1" {
+		t.Fatalf("promoted: %s, want each cohort's merged top 2", got)
+	}
+	verify("settled", 26)
+
+	_, err = f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "core12",
+		Action: league.CorrectRemove, Reason: "alt account", Actor: "ops"})
+	testsvc.Must(t, err, "Correct")
+	if got := promoted(); got != "core10@core2:2 core11@core2:1 s11@-2:2 s12@-2:1" {
+		t.Fatalf("promoted after the correction: %s, want core10 and core11, the shared boards' unchanged", got)
+	}
+	verify("corrected", 25)
 }

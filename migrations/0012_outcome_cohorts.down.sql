@@ -1,0 +1,1 @@
+ALTER TABLE outcomes DROP COLUMN cohort;
