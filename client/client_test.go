@@ -26,6 +26,10 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil || !again.Rejoined || again.Board != p.Board {
 		t.Fatalf("got %+v, %v; want the same placement, rejoined", again, err)
 	}
+	if core, err := c.Join(ctx, "cup", client.JoinRequest{PlayerID: "rt/core", Name: "Core", Cohort: "core"}); err != nil ||
+		core.Board != "bronze.core-1" {
+		t.Fatalf("a join in cohort core: %+v, %v; want board bronze.core-1", core, err)
+	}
 	r, err := c.Score(ctx, "cup", client.ScoreWrite{PlayerID: "rt/1", Value: 40, RequestID: "rt-write-1"})
 	if err != nil || r.Score != 40 || r.Rank != 1 || r.Board != p.Board || r.Replayed {
 		t.Fatalf("got %+v, %v; want score 40, rank 1", r, err)

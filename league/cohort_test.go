@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -223,4 +224,27 @@ func TestCohortRefused(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCohortCodesBounded: tiers × (cohorts + 1) board codes must fit the
+// byte a record stores, with room for renames: more than 200 is refused.
+func TestCohortCodesBounded(t *testing.T) {
+	var ts []tiers.Tier
+	for i := range 7 {
+		ts = append(ts, tiers.Tier{ID: fmt.Sprintf("t%d", i)})
+	}
+	ld, err := tiers.NewLadder(ts)
+	testsvc.Must(t, err, "ladder")
+	s, err := league.ParseSchedule("0 0 * * MON")
+	testsvc.Must(t, err, "schedule")
+	for cohorts, ok := range map[int]bool{26: true, 27: true, 28: false} { // codes 7×27 = 189, 7×28 = 196, 7×29 = 203
+		l := &league.League{ID: "l", Schedule: s, Ladder: ld}
+		for c := range cohorts {
+			l.Cohorts = append(l.Cohorts, fmt.Sprintf("c%d", c))
+		}
+		err := l.Init()
+		if (err == nil) != ok || err != nil && !strings.Contains(err.Error(), "cohorts: 7 tiers with 28 cohorts need 203 board codes, at most 200") {
+			t.Errorf("%d cohorts: %v", cohorts, err)
+		}
+	}
 }
