@@ -122,18 +122,18 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 	}
 	b := Board{League: lv.ID, Period: period, ID: id, Entries: make([]Entry, len(zs))}
 	ladder, _ := lv.ladderAt(start)
-	m, partner, err := e.boardMerge(ctx, lv, ladder, start, code, id.N)
+	m, others, err := e.boardMerge(ctx, lv, ladder, start, code, id.N)
 	if err != nil {
 		return Board{}, err
 	}
-	b.MergedWith = m.board(lv, code)
+	b.MergedWith = m.board(lv, code, id.N)
 	for i, z := range zs {
 		player := z.Member.(string)
 		name, avatar, _ := strings.Cut(nm[player], profileSep)
 		score, _ := lv.Packing().Unpack(z.Score)
 		rank, size := i+1, len(zs)
-		if m.partner != 0 {
-			rank, size = rank+tiers.MergedAhead(partner, score, m.partner < id.N), size+len(partner)
+		for _, o := range others {
+			rank, size = rank+tiers.MergedAhead(o.scores, score, o.earlier), size+len(o.scores)
 		}
 		b.Entries[i] = Entry{
 			Rank: i + 1, Player: player, Name: name, Avatar: avatar, Score: score,
@@ -396,7 +396,7 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 		return Standing{}, err
 	}
 	// protectStandings may keep a Demote
-	s.Zone, s.MergedWith = ladder.Zone(idx, m.rank(s.Rank), m.size(s.BoardSize), s.Score), m.board(lv, rec.tier)
+	s.Zone, s.MergedWith = ladder.Zone(idx, m.rank(s.Rank), m.size(s.BoardSize), s.Score), m.board(lv, rec.tier, board)
 	return s, nil
 }
 

@@ -3,9 +3,11 @@ package league
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/league-engine/league/internal/excerpt"
+	"github.com/league-engine/league/tiers"
 )
 
 // Cohorts (issue #25): matchmaking inside a tier. A league may name
@@ -72,14 +74,6 @@ func (l *League) cohortIndex(c string) (int, error) {
 	return 0, fieldError("cohort", "%q is not one of league %q's cohorts (%s)", excerpt.Of(c), l.ID, strings.Join(l.Cohorts, ", "))
 }
 
-// cohortAt is the name of 1-based cohort c ("" for 0, the shared boards).
-func cohortAt(lv *live, c int) string {
-	if c == 0 {
-		return ""
-	}
-	return lv.Cohorts[c-1]
-}
-
 // cohortID is the id tiers.lua codes the boards of cohort c of tier id
 // under: the tier id itself for the shared boards.
 func cohortID(tier, c string) string {
@@ -122,6 +116,7 @@ func (lv *live) setCodes(codes []int) {
 		}
 	}
 	lv.codes = codeBytes(codes)
+	lv.setSeqs()
 	lv.codeTiers, lv.cohortMaps = "", nil
 	if k > 0 {
 		// join.lua's ARGV[26] and ARGV[27]: every code's tier code, and per
@@ -182,11 +177,78 @@ func (lv *live) boardCode(id BoardID) (int, error) {
 	return lv.cohortCode[idx][c], nil
 }
 
-// tierCodesOf lists the codes of tier idx's boards: its shared boards',
-// then each cohort's.
+// tierCodesOf lists the codes of tier idx's boards in tie order: its
+// shared boards', then its cohorts' by name (tiers/thin.go). Settlement
+// reads them in this order.
 func (lv *live) tierCodesOf(idx int) []int {
-	if lv.cohortCode == nil {
+	if lv.seqCodes == nil {
 		return []int{lv.code[idx]}
 	}
-	return lv.cohortCode[idx]
+	return lv.seqCodes[idx]
+}
+
+// seqOf is the position of code's boards among their tier's in tie order
+// (0: the shared boards).
+func (lv *live) seqOf(code int) int { return lv.seq[code] }
+
+// seqsOf is group_at's argument for code's tier: its codes in tie order
+// ("" without cohorts).
+func (lv *live) seqsOf(code int) string {
+	if lv.seqCodes == nil {
+		return ""
+	}
+	return codeBytes(lv.seqCodes[lv.index[code]])
+}
+
+// setSeqs derives the tie order of each tier's boards (shared first, then
+// cohorts by name, which every process agrees on whatever its config's
+// order) and group_at's argument: each tier's codes in that order, a 255
+// byte after each.
+func (lv *live) setSeqs() {
+	lv.seqCodes, lv.seq, lv.groups = nil, map[int]int{}, ""
+	if len(lv.Cohorts) == 0 {
+		return
+	}
+	byName := make([]int, len(lv.Cohorts)) // config positions, by name
+	for i := range byName {
+		byName[i] = i
+	}
+	slices.SortFunc(byName, func(a, b int) int { return strings.Compare(lv.Cohorts[a], lv.Cohorts[b]) })
+	lv.seqCodes = make([][]int, lv.Ladder.Len())
+	var g []byte
+	for i := range lv.seqCodes {
+		codes := []int{lv.code[i]}
+		for _, c := range byName {
+			codes = append(codes, lv.cohortCode[i][c+1])
+		}
+		for k, code := range codes {
+			lv.seq[code] = k
+			g = append(g, byte(code))
+		}
+		lv.seqCodes[i] = codes
+		g = append(g, noTier)
+	}
+	lv.groups = string(g)
+}
+
+// checkCorrectable refuses a correction of a board whose decision may
+// join a thin cohort's (tiers/thin.go), in a league with cohorts and a
+// tier with min_board_size: a board among the last two of the tier's
+// shared boards, and a cohort's only board (last: the last board with
+// outcomes of the board's tier or cohort). Re-deciding those needs every
+// cohort's last boards of the tier, which corrections do not read yet. A
+// cohort's boards when it has more than one are decided among themselves,
+// and corrected so.
+func (lv *live) checkCorrectable(ladder *tiers.Ladder, board []RecordedOutcome, last int) error {
+	if len(lv.Cohorts) == 0 || len(board) == 0 {
+		return nil
+	}
+	o := board[0]
+	idx, ok := ladder.Index(o.TierBefore)
+	if !ok || ladder.Tier(idx).MinBoardSize == 0 || o.Cohort == "" && o.Board < last-1 || o.Cohort != "" && last > 1 {
+		return nil
+	}
+	id := BoardID{Tier: o.TierBefore, Cohort: o.Cohort, N: o.Board}
+	return Errorf(Conflict, "board %s may be decided with thin cohorts' boards (a league with cohorts, a tier with min_board_size): "+
+		"correcting it is not supported yet; nothing was written", id)
 }

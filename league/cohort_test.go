@@ -1,6 +1,7 @@
 package league_test
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand"
 	"sort"
@@ -246,5 +247,130 @@ func TestCohortCodesBounded(t *testing.T) {
 		if (err == nil) != ok || err != nil && !strings.Contains(err.Error(), "cohorts: 7 tiers with 28 cohorts need 203 board codes, at most 200") {
 			t.Errorf("%d cohorts: %v", cohorts, err)
 		}
+	}
+}
+
+// TestThinCohortsFallBack: with min_board_size 5 on boards of 10, random
+// fields of shared boards and cohorts a, b and c, some too thin to fill
+// one board of 5 (they fall back to the shared boards: tiers/thin.go), and
+// scores from 0 to 5 (ties across boards and cohorts). Just before the
+// close, every reader (standings, score replies, board reads, the preview)
+// shows the zones settlement then decides, each thin cohort's board says
+// it is merged, and the fallback group moves 20% of all its players.
+func TestThinCohortsFallBack(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		for seed := int64(1); seed <= 8; seed++ {
+			thinCohortsFallBack(t, b, seed)
+		}
+	})
+}
+
+func thinCohortsFallBack(t *testing.T, b testsvc.Backend, seed int64) {
+	f := newFixture(t, b, func(l *league.League) {
+		cohortLeague(t)(l)
+		l.Cohorts = []string{"c", "a", "b"} // tie order is by name: a, b, c
+	})
+	rng := rand.New(rand.NewSource(seed))
+	sizes := map[string]int{"": rng.Intn(26), "a": 1 + rng.Intn(4), "b": 1 + rng.Intn(14), "c": rng.Intn(5)}
+	if seed == 8 {
+		sizes[""] = 0 // no shared players: the thin cohorts are decided together
+	}
+	week := f.period()
+	var ids []string
+	for _, c := range []string{"", "a", "b", "c"} {
+		for i := range sizes[c] {
+			id := fmt.Sprintf("%s_%02d", cmp.Or(c, "s"), i)
+			_, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id, Cohort: c})
+			testsvc.Must(t, err, "Join")
+			ids = append(ids, id)
+		}
+	}
+	for _, id := range ids {
+		f.score(id, rng.Int63n(6))
+	}
+	thin := func(c string) bool { return c != "" && sizes[c] > 0 && sizes[c] < 5 }
+	shared := sizes[""]
+	lastShared := (shared + 9) / 10
+	// the boards of the fallback group: the shared boards' last decision
+	// and every thin cohort's board
+	inGroup := func(bd league.BoardID) bool {
+		if bd.Cohort != "" {
+			return thin(bd.Cohort)
+		}
+		if bd.N == lastShared {
+			return true
+		}
+		return bd.N == lastShared-1 && shared%10 > 0 && shared%10 < 5
+	}
+	group := 0
+	for _, c := range []string{"a", "b", "c"} {
+		if thin(c) {
+			group += sizes[c]
+		}
+	}
+	if group > 0 && shared > 0 {
+		group += shared - (lastShared-1)*10
+		if lastShared > 1 && shared%10 > 0 && shared%10 < 5 {
+			group += 10
+		}
+	}
+	multi := group > 0 && (shared > 0 || thin("a") && (thin("b") || thin("c")) || thin("b") && thin("c"))
+	t.Logf("seed %d sizes %v group %d multi %v", seed, sizes, group, multi)
+
+	f.clock.Set(week.End.Add(-2 * time.Millisecond))
+	shown := map[string]tiers.Zone{}
+	boardOf := map[string]league.BoardID{}
+	for _, id := range ids {
+		st, err := f.engine.Standing(f.ctx, "weekly", id)
+		testsvc.Must(t, err, "Standing")
+		shown[id], boardOf[id] = st.Zone, st.Board
+		if multi && inGroup(st.Board) && st.MergedWith == nil {
+			t.Fatalf("seed %d %v: %s on %s is in the fallback group but shown decided alone", seed, sizes, id, st.Board)
+		}
+		if r := f.score(id, 0); r.Zone != st.Zone || fmt.Sprint(r.MergedWith) != fmt.Sprint(st.MergedWith) {
+			t.Fatalf("seed %d %v: %s: a write's reply shows %s merged with %v, the standing %s merged with %v",
+				seed, sizes, id, r.Zone, r.MergedWith, st.Zone, st.MergedWith)
+		}
+	}
+	boards := map[league.BoardID]bool{}
+	for _, bd := range boardOf {
+		boards[bd] = true
+	}
+	for id := range boards {
+		bd, err := f.engine.Board(f.ctx, "weekly", week, id)
+		testsvc.Must(t, err, "Board %s", id)
+		for _, e := range bd.Entries {
+			if e.Zone != shown[e.Player] {
+				t.Fatalf("seed %d %v: board %s shows %s in %s, their standing %s", seed, sizes, id, e.Player, e.Zone, shown[e.Player])
+			}
+		}
+	}
+	preview, err := f.engine.Preview(f.ctx, "weekly", league.PreviewRequest{Limit: 1000})
+	testsvc.Must(t, err, "Preview")
+
+	f.clock.After(week.End)
+	decided := map[string]tiers.Outcome{}
+	for _, o := range f.settle(week) {
+		decided[o.Player] = o
+	}
+	up := 0
+	for _, id := range ids {
+		if decided[id].Zone != shown[id] {
+			t.Errorf("seed %d %v: %s on %s was shown %s, settled %s", seed, sizes, id, boardOf[id], shown[id], decided[id].Zone)
+		}
+		if multi && inGroup(boardOf[id]) && decided[id].Zone == tiers.Promote {
+			up++
+		}
+	}
+	for _, r := range preview.Rows {
+		if want := f.league.Ladder.Tier(decided[r.Player].TierAfter).ID; r.To != want {
+			t.Errorf("seed %d %v: the preview moves %s to %s, settlement to %s", seed, sizes, r.Player, r.To, want)
+		}
+	}
+	if len(preview.Rows) != len(ids) {
+		t.Errorf("seed %d: the preview holds %d rows, want %d", seed, len(preview.Rows), len(ids))
+	}
+	if p, _ := f.league.Ladder.Counts(1, group); multi && up != p {
+		t.Errorf("seed %d %v: the fallback group of %d promoted %d, want %d", seed, sizes, group, up, p)
 	}
 }

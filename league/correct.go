@@ -138,7 +138,7 @@ type CorrectionStore interface {
 	// CorrectionWritten, or CorrectionApplied when nothing needs Redis.
 	// fresh is false when c was recorded before: the recorded one is
 	// returned and nothing is written.
-	WriteCorrection(ctx context.Context, c Correction, decide func(board, partner []RecordedOutcome) ([]CorrectionChange, error)) (got Correction, fresh bool, err error)
+	WriteCorrection(ctx context.Context, c Correction, decide func(board, partner []RecordedOutcome, last int) ([]CorrectionChange, error)) (got Correction, fresh bool, err error)
 	// CorrectionApplied moves a written correction to CorrectionApplied,
 	// with its changes as Redis carried them (Claimed, Deferred).
 	CorrectionApplied(ctx context.Context, c Correction) error
@@ -215,7 +215,10 @@ func (e *Engine) Correct(ctx context.Context, store CorrectionStore, req Correct
 	}
 	req.League, req.Period = lv.ID, p.Start
 	c, _, err := store.WriteCorrection(ctx, Correction{CorrectionRequest: req, Status: CorrectionWritten},
-		func(board, partner []RecordedOutcome) ([]CorrectionChange, error) {
+		func(board, partner []RecordedOutcome, last int) ([]CorrectionChange, error) {
+			if err := lv.checkCorrectable(ladder, board, last); err != nil {
+				return nil, err
+			}
 			return Redecide(ladder, board, partner, req.Player, req.Action)
 		})
 	if err != nil {

@@ -23,12 +23,14 @@ import (
 // is the last of those boards, players ranked 1..n and their names
 // (player -> name \x1f avatar).
 type finalBoard struct {
-	Tier    int
-	Code    int
-	N       int
-	Last    bool
-	Players []tiers.Standing
-	Names   map[string]string
+	Tier     int
+	Code     int
+	Seq      int // the position of Code's boards in their tier's tie order (lv.seqOf)
+	N        int
+	Last     bool // the last of Code's boards
+	TierLast bool // the last of the tier's boards
+	Players  []tiers.Standing
+	Names    map[string]string
 }
 
 // boardsPerTrip is how many boards one pipeline reads (~100 entries each).
@@ -51,11 +53,15 @@ func (e *Engine) finalBoards(ctx context.Context, lv *live, ladder *tiers.Ladder
 	}
 	var all []finalBoard
 	for idx := 0; idx < lv.Ladder.Len(); idx++ {
-		for _, code := range lv.tierCodesOf(idx) {
+		from := len(all)
+		for seq, code := range lv.tierCodesOf(idx) {
 			boards := (joined[code] + lv.BoardSize - 1) / lv.BoardSize
 			for n := 1; n <= boards; n++ {
-				all = append(all, finalBoard{Tier: idx, Code: code, N: n, Last: n == boards})
+				all = append(all, finalBoard{Tier: idx, Code: code, Seq: seq, N: n, Last: n == boards})
 			}
+		}
+		if len(all) > from {
+			all[len(all)-1].TierLast = true
 		}
 	}
 	for lo := 0; lo < len(all); lo += boardsPerTrip {
@@ -127,6 +133,7 @@ type DecidedBoard struct {
 	ID       BoardID
 	Tier     int // ladder index of ID.Tier
 	Outcomes []tiers.Outcome
+	seq      int // the position of its cohort's boards in the tier's tie order
 	ladder   *tiers.Ladder
 	names    map[string]string // player -> name \x1f avatar
 }
@@ -241,7 +248,7 @@ func (e *Engine) decide(ctx context.Context, lv *live, p Period, pop Populations
 	}
 	read := 0
 	emit := func(b finalBoard, outcomes []tiers.Outcome) error {
-		d := DecidedBoard{ID: BoardID{Tier: ladder.Tier(b.Tier).ID, Cohort: lv.cohortName(b.Code), N: b.N}, Tier: b.Tier,
+		d := DecidedBoard{ID: BoardID{Tier: ladder.Tier(b.Tier).ID, Cohort: lv.cohortName(b.Code), N: b.N}, Tier: b.Tier, seq: b.Seq,
 			Outcomes: outcomes, ladder: ladder, names: b.Names}
 		for _, o := range d.Outcomes {
 			counts[b.Tier].add(o)
@@ -251,7 +258,7 @@ func (e *Engine) decide(ctx context.Context, lv *live, p Period, pop Populations
 	}
 	m := merger{ladder: ladder, emit: emit}
 	err = e.finalBoards(ctx, lv, ladder, p, pop, func(b finalBoard) error {
-		return m.add(b, b.Last)
+		return m.add(b)
 	})
 	if err != nil {
 		return nil, err

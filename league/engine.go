@@ -53,6 +53,9 @@ type live struct {
 	index       map[int]int                // tier code (and cohort code: cohort.go) -> ladder index
 	cohortCode  [][]int                    // ladder index -> cohort (0: shared boards) -> code; nil without cohorts
 	cohortOf    map[int]int                // cohort code -> 1-based cohort; shared boards' codes absent
+	seqCodes    [][]int                    // ladder index -> its codes in tie order (setSeqs); nil without cohorts
+	seq         map[int]int                // code -> its position in seqCodes
+	groups      string                     // group_at's argument (setSeqs); "" without cohorts
 	codeTiers   string                     // join.lua's ARGV[26] (setCodes): each code's tier code; "" without cohorts
 	cohortMaps  []string                   // join.lua's ARGV[27] by cohort (0: shared boards); nil without cohorts
 	epoch       string                     // the league's data generation at Open (stored.go)

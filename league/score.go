@@ -157,6 +157,9 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 	}
 	if f.mins != "" {
 		args = append(args, f.mins)
+		if lv.groups != "" {
+			args = append(args, lv.groups) // cohorts: thin ones merge across codes (group_at)
+		}
 	}
 	return ks, args
 }
@@ -284,7 +287,7 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 				}
 			}
 			// protectResults may keep a Demote
-			res.Zone, res.MergedWith = ladder.Zone(idx, m.rank(res.Rank), m.size(res.BoardSize), res.Score), m.board(lv, rec.tier)
+			res.Zone, res.MergedWith = ladder.Zone(idx, m.rank(res.Rank), m.size(res.BoardSize), res.Score), m.board(lv, rec.tier, board)
 		}
 		return res, 0, nil
 	case scripts.WrongPeriod:

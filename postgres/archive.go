@@ -47,7 +47,7 @@ const archivedFrom = ` FROM outcomes o
 // archivedOrder is the order of a period's rows: the ladder's order ($3,
 // the tiers as the settlement recorded them), then cohort (the shared
 // boards first), board and rank.
-const archivedOrder = `coalesce(array_position($3::text[], o.tier_before), 0), o.tier_before, coalesce(o.cohort, ''), o.board, o.rank`
+const archivedOrder = `coalesce(array_position($3::text[], o.tier_before), 0), o.tier_before, coalesce(o.cohort, '') COLLATE "C", o.board, o.rank`
 
 // ArchivedBoard reads a board of a settled period from the period's
 // outcomes. No index leads with the board (settlement would pay for it on
@@ -145,7 +145,7 @@ func (s *Store) ArchivedOutcomes(ctx context.Context, leagueID string, period ti
 		args  = []any{leagueID, period, ladder, limit}
 	)
 	if after != nil {
-		where = ` AND (` + archivedOrder + `) > (coalesce(array_position($3::text[], $5::text), 0), $5::text, $8::text, $6, $7)`
+		where = ` AND (` + archivedOrder + `) > (coalesce(array_position($3::text[], $5::text), 0), $5::text, $8::text COLLATE "C", $6, $7)`
 		args = append(args, after.Board.Tier, after.Board.N, after.Rank, after.Board.Cohort)
 	}
 	rows, _ := s.pool.Query(ctx, `SELECT o.tier_before, coalesce(o.cohort, ''), o.board, `+archivedColumns+archivedFrom+`

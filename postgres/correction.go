@@ -27,7 +27,7 @@ const correctionColumns = `id, league, period_start, player, action, reason, act
 // player's board, unless c is recorded already (then it returns the
 // recorded one, fresh false).
 func (s *Store) WriteCorrection(ctx context.Context, c league.Correction,
-	decide func(board, partner []league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
+	decide func(board, partner []league.RecordedOutcome, last int) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
 	switch {
 	case c.League == "":
 		return c, false, invalid("league", "must not be empty")
@@ -58,11 +58,11 @@ func (s *Store) WriteCorrection(ctx context.Context, c league.Correction,
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		board, partner, err := correctedBoards(ctx, tx, c)
+		board, partner, last, err := correctedBoards(ctx, tx, c)
 		if err != nil {
 			return err
 		}
-		changes, err := decide(board, partner)
+		changes, err := decide(board, partner, last)
 		if err != nil {
 			return err
 		}
@@ -78,25 +78,26 @@ func (s *Store) WriteCorrection(ctx context.Context, c league.Correction,
 
 // correctedBoards reads the board the corrected player played in the
 // period, in rank order, with each player's reward and its claim; and,
-// when that board is one of its tier's last two boards with outcomes, the
-// other one (a merge may join them: min_board_size), else nil.
-func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board, partner []league.RecordedOutcome, err error) {
+// when that board is one of its tier's (or cohort's) last two boards with
+// outcomes, the other one (a merge may join them: min_board_size), else
+// nil; and the number of that last board.
+func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board, partner []league.RecordedOutcome, last int, err error) {
 	var tier, cohort string
-	var n, last int
+	var n int
 	err = tx.QueryRow(ctx, `SELECT o.tier_before, coalesce(o.cohort, ''), o.board, (SELECT max(board) FROM outcomes x
 			WHERE x.league = o.league AND x.period_start = o.period_start AND x.tier_before = o.tier_before
 				AND x.cohort IS NOT DISTINCT FROM o.cohort)
 		FROM outcomes o WHERE o.league = $1 AND o.period_start = $2 AND o.player = $3`,
 		c.League, c.Period, c.Player).Scan(&tier, &cohort, &n, &last)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil, league.Errorf(league.NotFound, "player %q has no outcome in league %q period %s (unknown, or not on its boards)",
+		return nil, nil, 0, league.Errorf(league.NotFound, "player %q has no outcome in league %q period %s (unknown, or not on its boards)",
 			c.Player, c.League, periodID(c.Period))
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	if board, err = recordedBoard(ctx, tx, c, tier, cohort, n); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	other := 0
 	switch {
@@ -108,7 +109,7 @@ func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board
 	if other > 0 {
 		partner, err = recordedBoard(ctx, tx, c, tier, cohort, other)
 	}
-	return board, partner, err
+	return board, partner, last, err
 }
 
 // recordedBoard reads board n of tier's boards of cohort (shared: "") in

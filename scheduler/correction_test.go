@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,11 +218,11 @@ func correctRemove(t *testing.T, killAt string) {
 type killedCorrection struct{ *postgres.Store }
 
 func (k killedCorrection) WriteCorrection(ctx context.Context, c league.Correction,
-	decide func(board, partner []league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
+	decide func(board, partner []league.RecordedOutcome, last int) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	return k.Store.WriteCorrection(ctx, c, func(b, p []league.RecordedOutcome) ([]league.CorrectionChange, error) {
-		changes, err := decide(b, p)
+	return k.Store.WriteCorrection(ctx, c, func(b, p []league.RecordedOutcome, last int) ([]league.CorrectionChange, error) {
+		changes, err := decide(b, p, last)
 		cancel()
 		return changes, err
 	})
@@ -418,6 +419,19 @@ func TestMergedBoardsVerifiedAndCorrected(t *testing.T) {
 // core's top scorer decides core's two boards again and leaves the shared
 // boards' as they were.
 func TestCohortBoardsVerifiedAndCorrected(t *testing.T) {
+	cohortBoardsVerifiedAndCorrected(t, false)
+}
+
+// TestThinCohortVerified: as TestCohortBoardsVerifiedAndCorrected, with a
+// third cohort, tiny, of 3 players: too thin for min_board_size 5, it is
+// decided with the shared boards' two last (10 and 3, merged), 16 ranked
+// together, 20% of them promoted (3). Verify finds what settlement wrote;
+// a correction of a board of that group is refused, writing nothing.
+func TestThinCohortVerified(t *testing.T) {
+	cohortBoardsVerifiedAndCorrected(t, true)
+}
+
+func cohortBoardsVerifiedAndCorrected(t *testing.T, withThin bool) {
 	f := newFixture(t, stores[len(stores)-1], 10)
 	ts := ladder(t).Tiers()
 	for i := range ts {
@@ -425,13 +439,21 @@ func TestCohortBoardsVerifiedAndCorrected(t *testing.T) {
 	}
 	merging, err := tiers.NewLadder(ts)
 	testsvc.Must(t, err, "NewLadder")
-	f.league.Ladder, f.league.Cohorts = merging, []string{"core"}
+	f.league.Ladder, f.league.Cohorts = merging, []string{"core", "tiny"}
 	testsvc.Must(t, f.league.Init(), "Init")
 	f.engine = f.open()
 	pg := f.store.(*postgres.Store)
 	week := f.period()
-	for _, c := range []string{"", "core"} {
-		for i := 0; i < 13; i++ { // board 1: x00-x09; board 2: x10-x12, x12 the best of all
+	cohorts, boards := []string{"", "core"}, 4
+	if withThin {
+		cohorts, boards = append(cohorts, "tiny"), 5
+	}
+	for _, c := range cohorts {
+		n := 13
+		if c == "tiny" {
+			n = 3 // scores 10, 11, 12: tiny02 ties s02 and core02, ranked after s02
+		}
+		for i := 0; i < n; i++ { // board 1: x00-x09; board 2: x10-x12, x12 the best of all
 			id := fmt.Sprintf("%s%02d", cmp.Or(c, "s"), i)
 			_, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id, Cohort: c})
 			testsvc.Must(t, err, "Join")
@@ -455,7 +477,7 @@ func TestCohortBoardsVerifiedAndCorrected(t *testing.T) {
 			v.Stray(r)
 		}
 		v.Counts(st.Tiers)
-		if len(v.Differences) != 0 || v.Outcomes != outcomes || v.Boards != 4 {
+		if len(v.Differences) != 0 || v.Outcomes != outcomes || v.Boards != boards {
 			t.Fatalf("%s: verify re-decided %d outcomes on %d boards and found %+v", when, v.Outcomes, v.Boards, v.Differences)
 		}
 	}
@@ -467,10 +489,29 @@ func TestCohortBoardsVerifiedAndCorrected(t *testing.T) {
 		testsvc.Must(t, err, "promoted")
 		return s
 	}
-	if got := promoted(); got != "core11@core2:2 core12@core2:1 s11@-2:2 s12@-2:1" {
-		t.Fatalf("promoted: %s, want each cohort's merged top 2", got)
+	want, players := "core11@core2:2 core12@core2:1 s11@-2:2 s12@-2:1", 26
+	if withThin {
+		// the shared boards' 13 and tiny's 3 ranked together: s12, s11, s10
+		want, players = "core11@core2:2 core12@core2:1 s10@-2:3 s11@-2:2 s12@-2:1", 29
 	}
-	verify("settled", 26)
+	if got := promoted(); got != want {
+		t.Fatalf("promoted: %s, want %s", got, want)
+	}
+	verify("settled", players)
+	if withThin {
+		for _, p := range []string{"tiny02", "s12", "s00"} {
+			before := correctedCounts(f, pg, week)
+			_, err := f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: p,
+				Action: league.CorrectRemove, Reason: "alt account", Actor: "ops"})
+			if league.ErrorCode(err) != league.Conflict || !strings.Contains(err.Error(), "thin cohorts") {
+				t.Fatalf("correcting %s: %v, want refused", p, err)
+			}
+			if after := correctedCounts(f, pg, week); after != before || promoted() != want {
+				t.Fatalf("a refused correction wrote: %s", after)
+			}
+		}
+		return
+	}
 
 	_, err = f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "core12",
 		Action: league.CorrectRemove, Reason: "alt account", Actor: "ops"})
@@ -478,5 +519,5 @@ func TestCohortBoardsVerifiedAndCorrected(t *testing.T) {
 	if got := promoted(); got != "core10@core2:2 core11@core2:1 s11@-2:2 s12@-2:1" {
 		t.Fatalf("promoted after the correction: %s, want core10 and core11, the shared boards' unchanged", got)
 	}
-	verify("corrected", 25)
+	verify("corrected", players-1)
 }

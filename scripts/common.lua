@@ -109,6 +109,113 @@ local function merge_at(prefix, s, t, n, ck, size, min, low, above)
   return {partner, card(partner), card(n), ahead}
 end
 
+--- group_at
+-- group_at(prefix, s, t, n, ck, size, min, low, above, seqs): merge_at for a
+-- tier with cohorts (league/cohort.go, tiers/thin.go). seqs holds the codes
+-- of the tier's boards, one byte each, in tie order: its shared boards'
+-- first, then its cohorts'. A sequence's short last board merges with the
+-- board before it, as merge_at says; a cohort whose last board holding
+-- players is its first, holding fewer than min, is thin, and is decided with
+-- the shared boards' last decision (their last board, with the one before it
+-- when those merge) and every other thin cohort, as one board. Returns nil
+-- when board n of code t is decided alone, else {partner, others' players,
+-- own players, ahead, then the code and number of every board of the group
+-- in tie order, this one included}: partner the first other board's number,
+-- ahead as merge_at's, counted on each other board (those at or above low
+-- on a board before this one in tie order, at or above above after it).
+-- Uses board_key and here.
+local function group_at(prefix, s, t, n, ck, size, min, low, above, seqs)
+  local function card(c, b)
+    local bk = board_key(prefix, s, c, b)
+    here(bk, ck)
+    return redis.call('ZCARD', bk)
+  end
+  -- the last board of code c's boards holding players (0: none), and its players
+  local function tail(c, joined)
+    local last = math.ceil(tonumber(joined or '0') / size)
+    local sz = 0
+    while last > 0 do
+      sz = card(c, last)
+      if sz > 0 then break end
+      last = last - 1
+    end
+    return last, sz
+  end
+  local codes = {}
+  for i = 1, #seqs do
+    codes[i] = string.byte(seqs, i)
+  end
+  local joined = redis.call('HMGET', ck, unpack(codes))
+  local group, fallback = nil, {}
+  for i, c in ipairs(codes) do
+    local last, sz = tail(c, joined[i])
+    if last > 0 then
+      local merged = last >= 2 and sz < min
+      if i == 1 then
+        if merged then
+          table.insert(fallback, {c, last - 1})
+        end
+        table.insert(fallback, {c, last})
+      elseif last == 1 and sz < min then
+        table.insert(fallback, {c, 1}) -- thin: falls back to the shared boards
+      elseif merged and c == t and (n == last or n == last - 1) then
+        group = {{c, last - 1}, {c, last}}
+      end
+    end
+  end
+  if not group and #fallback > 1 then
+    for _, b in ipairs(fallback) do
+      if b[1] == t and b[2] == n then
+        group = fallback
+      end
+    end
+  end
+  if not group then
+    return nil
+  end
+  local out = {0, 0, 0, 0}
+  local before = true -- the boards before this one in tie order
+  for _, b in ipairs(group) do
+    table.insert(out, b[1])
+    table.insert(out, b[2])
+    if b[1] == t and b[2] == n then
+      before = false
+      out[3] = card(t, n)
+    else
+      if out[1] == 0 then
+        out[1] = b[2]
+      end
+      out[2] = out[2] + card(b[1], b[2])
+      if low ~= '' then
+        local from = above
+        if before then
+          from = low
+        end
+        out[4] = out[4] + redis.call('ZCOUNT', board_key(prefix, s, b[1], b[2]), from, '+inf')
+      end
+    end
+  end
+  return out
+end
+
+--- seqs_of
+-- seqs_of(groups, t): the codes of the boards of tier code t's tier in tie
+-- order, from groups (each tier's codes, one byte each, a 255 byte after
+-- each tier's): '' when t is in none.
+local function seqs_of(groups, t)
+  local from = 1
+  for i = 1, #groups do
+    local c = string.byte(groups, i)
+    if c == 255 then
+      from = i + 1
+    elseif c == t then
+      local to = string.find(groups, '\255', i, true) or (#groups + 1)
+      return string.sub(groups, from, to - 1)
+    end
+  end
+  return ''
+end
+
 --- int
 -- Scores reach 2^53, past what %.14g prints exactly; %.0f prints them all.
 local function int(x)
