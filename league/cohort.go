@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/league-engine/league/internal/excerpt"
-	"github.com/league-engine/league/tiers"
 )
 
 // Cohorts (issue #25): matchmaking inside a tier. A league may name
@@ -229,26 +228,4 @@ func (lv *live) setSeqs() {
 		g = append(g, noTier)
 	}
 	lv.groups = string(g)
-}
-
-// checkCorrectable refuses a correction of a board whose decision may
-// join a thin cohort's (tiers/thin.go), in a league with cohorts and a
-// tier with min_board_size: a board among the last two of the tier's
-// shared boards, and a cohort's only board (last: the last board with
-// outcomes of the board's tier or cohort). Re-deciding those needs every
-// cohort's last boards of the tier, which corrections do not read yet. A
-// cohort's boards when it has more than one are decided among themselves,
-// and corrected so.
-func (lv *live) checkCorrectable(ladder *tiers.Ladder, board []RecordedOutcome, last int) error {
-	if len(lv.Cohorts) == 0 || len(board) == 0 {
-		return nil
-	}
-	o := board[0]
-	idx, ok := ladder.Index(o.TierBefore)
-	if !ok || ladder.Tier(idx).MinBoardSize == 0 || o.Cohort == "" && o.Board < last-1 || o.Cohort != "" && last > 1 {
-		return nil
-	}
-	id := BoardID{Tier: o.TierBefore, Cohort: o.Cohort, N: o.Board}
-	return Errorf(Conflict, "board %s may be decided with thin cohorts' boards (a league with cohorts, a tier with min_board_size): "+
-		"correcting it is not supported yet; nothing was written", id)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -218,11 +217,11 @@ func correctRemove(t *testing.T, killAt string) {
 type killedCorrection struct{ *postgres.Store }
 
 func (k killedCorrection) WriteCorrection(ctx context.Context, c league.Correction,
-	decide func(board, partner []league.RecordedOutcome, last int) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
+	decide func(board []league.RecordedOutcome, others [][]league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	return k.Store.WriteCorrection(ctx, c, func(b, p []league.RecordedOutcome, last int) ([]league.CorrectionChange, error) {
-		changes, err := decide(b, p, last)
+	return k.Store.WriteCorrection(ctx, c, func(b []league.RecordedOutcome, o [][]league.RecordedOutcome) ([]league.CorrectionChange, error) {
+		changes, err := decide(b, o)
 		cancel()
 		return changes, err
 	})
@@ -426,7 +425,8 @@ func TestCohortBoardsVerifiedAndCorrected(t *testing.T) {
 // third cohort, tiny, of 3 players: too thin for min_board_size 5, it is
 // decided with the shared boards' two last (10 and 3, merged), 16 ranked
 // together, 20% of them promoted (3). Verify finds what settlement wrote;
-// a correction of a board of that group is refused, writing nothing.
+// removing a shared board's best player re-decides the whole group, and
+// the corrected period verifies too.
 func TestThinCohortVerified(t *testing.T) {
 	cohortBoardsVerifiedAndCorrected(t, true)
 }
@@ -499,20 +499,17 @@ func cohortBoardsVerifiedAndCorrected(t *testing.T, withThin bool) {
 	}
 	verify("settled", players)
 	if withThin {
-		for _, p := range []string{"tiny02", "s12", "s00"} {
-			before := correctedCounts(f, pg, week)
-			_, err := f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: p,
-				Action: league.CorrectRemove, Reason: "alt account", Actor: "ops"})
-			if league.ErrorCode(err) != league.Conflict || !strings.Contains(err.Error(), "thin cohorts") {
-				t.Fatalf("correcting %s: %v, want refused", p, err)
-			}
-			if after := correctedCounts(f, pg, week); after != before || promoted() != want {
-				t.Fatalf("a refused correction wrote: %s", after)
-			}
+		// Removing s12 leaves 15 in the group: s11, s10 and s09 (board 1's
+		// best) promoted; core's boards are decided apart, unchanged.
+		_, err = f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "s12",
+			Action: league.CorrectRemove, Reason: "alt account", Actor: "ops"})
+		testsvc.Must(t, err, "Correct")
+		if got := promoted(); got != "core11@core2:2 core12@core2:1 s09@-1:1 s10@-2:2 s11@-2:1" {
+			t.Fatalf("promoted after the correction: %s, want s09, s10 and s11 and core's unchanged", got)
 		}
+		verify("corrected", players-1)
 		return
 	}
-
 	_, err = f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "core12",
 		Action: league.CorrectRemove, Reason: "alt account", Actor: "ops"})
 	testsvc.Must(t, err, "Correct")
