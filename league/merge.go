@@ -172,7 +172,7 @@ func (e *Engine) boardMerge(ctx context.Context, lv *live, ladder *tiers.Ladder,
 // within a tier, in its boards' tie order (shared, then each cohort's),
 // holding back the boards a merge may join: those of each sequence from
 // the one before its latest board with players. At the tier's last board
-// it decides the held boards as the rules say (decideTier: a short last
+// it decides the held boards as the rules say (tiers.Ladder.SettleTails: a short last
 // board with the one before it, thin cohorts with the shared boards'
 // last), every other board alone, as each arrives.
 type merger struct {
@@ -208,13 +208,13 @@ func (m *merger) add(b finalBoard) error {
 	}
 	held := m.held
 	m.held = nil
-	tails := make([][]tailBoard, len(held))
+	tails := make([][]tiers.SeqBoard, len(held))
 	for k, bs := range held {
 		for _, p := range bs {
-			tails[k] = append(tails[k], tailBoard{seq: p.Seq, n: p.N, players: p.Players})
+			tails[k] = append(tails[k], tiers.SeqBoard{Seq: p.Seq, N: p.N, Players: p.Players})
 		}
 	}
-	decided := decideTier(m.ladder, b.Tier, tails)
+	decided, _ := m.ladder.SettleTails(b.Tier, tails)
 	for k, bs := range held {
 		for j, p := range bs {
 			if err := m.emit(p, decided[k][j]); err != nil {
@@ -223,61 +223,4 @@ func (m *merger) add(b finalBoard) error {
 		}
 	}
 	return nil
-}
-
-// tailBoard is a board decideTier decides: its position in its tier's tie
-// order, number and players ranked 1..n.
-type tailBoard struct {
-	seq, n  int
-	players []tiers.Standing
-}
-
-// decideTier decides the boards held at the end of tier idx's sequences:
-// tails[k] is the k-th sequence's, in board order, from the board before
-// its latest with players. The boards the ladder decides together
-// (tiers.Ladder.Groups) are decided so, the rest alone; it returns each
-// board's outcomes in its own rank order, as tails lists them.
-func decideTier(ladder *tiers.Ladder, idx int, tails [][]tailBoard) [][][]tiers.Outcome {
-	out := make([][][]tiers.Outcome, len(tails))
-	where := map[[2]int][2]int{} // (seq, n) -> its place in tails
-	ts := make([]tiers.Tail, len(tails))
-	for k, held := range tails {
-		out[k] = make([][]tiers.Outcome, len(held))
-		latest := -1
-		for j, b := range held {
-			where[[2]int{b.seq, b.n}] = [2]int{k, j}
-			if len(b.players) > 0 {
-				latest = j
-			}
-		}
-		if latest < 0 {
-			continue
-		}
-		l := held[latest]
-		ts[k].Last = &tiers.TailBoard{Seq: l.seq, N: l.n, Size: len(l.players)}
-		if latest >= 1 && held[latest-1].n == l.n-1 {
-			p := held[latest-1]
-			ts[k].Prev = &tiers.TailBoard{Seq: p.seq, N: p.n, Size: len(p.players)}
-		}
-	}
-	decided := map[[2]int]bool{}
-	for _, g := range ladder.Groups(idx, ts) {
-		boards := make([][]tiers.Standing, len(g))
-		for i, tb := range g {
-			at := where[[2]int{tb.Seq, tb.N}]
-			boards[i] = tails[at[0]][at[1]].players
-		}
-		for i, o := range ladder.SettleGroup(idx, boards) {
-			at := where[[2]int{g[i].Seq, g[i].N}]
-			out[at[0]][at[1]], decided[at] = o, true
-		}
-	}
-	for k, held := range tails {
-		for j, b := range held {
-			if !decided[[2]int{k, j}] {
-				out[k][j] = ladder.Settle(idx, b.players)
-			}
-		}
-	}
-	return out
 }

@@ -21,7 +21,7 @@ import (
 // of its tier's (or cohort's) last two, the other one, and in a league
 // with cohorts every sequence's last two (thin cohorts fall back to the
 // shared boards: tiers/thin.go). They are decided again with it as
-// settlement decides them (decideTier, on the boards as they are after the
+// settlement decides them (tiers.Ladder.SettleTails, on the boards as they are after the
 // correction). It returns every player whose outcome or reward differs,
 // the corrected player always.
 func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, others [][]RecordedOutcome, player string, action CorrectionAction) ([]CorrectionChange, error) {
@@ -88,7 +88,7 @@ func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, others [][]Recorded
 		}
 		return cmp.Or(strings.Compare(a[0].Cohort, b[0].Cohort), cmp.Compare(a[0].Board, b[0].Board))
 	})
-	var tails [][]tailBoard
+	var tails [][]tiers.SeqBoard
 	seq := -1
 	for k, b := range all {
 		if len(b) == 0 {
@@ -105,9 +105,10 @@ func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, others [][]Recorded
 		if b[0].Cohort == board[0].Cohort && b[0].Board == board[0].Board {
 			players = own
 		}
-		tails[len(tails)-1] = append(tails[len(tails)-1], tailBoard{seq: seq, n: b[0].Board, players: players})
+		tails[len(tails)-1] = append(tails[len(tails)-1], tiers.SeqBoard{Seq: seq, N: b[0].Board, Players: players})
 	}
-	for _, outs := range decideTier(ladder, idx, tails) {
+	decided, _ := ladder.SettleTails(idx, tails)
+	for _, outs := range decided {
 		for _, o := range outs {
 			keep(o)
 		}

@@ -134,7 +134,7 @@ func (v *Verification) Board(b RecordedBoard) {
 }
 
 // flush decides the boards held back, a tier's last two of each sequence
-// (its shared boards, each cohort's), as settlement does (decideTier): a
+// (its shared boards, each cohort's), as settlement does (tiers.Ladder.SettleTails): a
 // short last board with the one before it, thin cohorts with the shared
 // boards' last, the rest alone. The boards recorded are those holding
 // players, so each sequence's last is the one settlement saw last.
@@ -145,21 +145,22 @@ func (v *Verification) flush() {
 		return
 	}
 	idx, _ := v.ladder.Index(held[0].ID.Tier)
-	var tails [][]tailBoard
+	var tails [][]tiers.SeqBoard
 	var boards [][]RecordedBoard
 	from, seq := 0, 0
 	for _, to := range seqs {
 		if held[from].ID.Cohort != "" && seq == 0 {
 			seq = 1 // no shared boards: the cohorts' are 1, 2, ...
 		}
-		var t []tailBoard
+		var t []tiers.SeqBoard
 		for _, b := range held[from:to] {
-			t = append(t, tailBoard{seq: seq, n: b.ID.N, players: v.standings(idx, b)})
+			t = append(t, tiers.SeqBoard{Seq: seq, N: b.ID.N, Players: v.standings(idx, b)})
 		}
 		tails, boards = append(tails, t), append(boards, held[from:to])
 		from, seq = to, seq+1
 	}
-	for k, outs := range decideTier(v.ladder, idx, tails) {
+	decided, _ := v.ladder.SettleTails(idx, tails)
+	for k, outs := range decided {
 		for j, o := range outs {
 			v.compare(idx, boards[k][j], o)
 		}

@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -498,6 +499,19 @@ func cohortBoardsVerifiedAndCorrected(t *testing.T, withThin bool) {
 		t.Fatalf("promoted: %s, want %s", got, want)
 	}
 	verify("settled", players)
+	// The outcome events name each board, a cohort's with its cohort.
+	evs, err := pg.Events(f.ctx, 0, 1000, []string{"weekly"})
+	testsvc.Must(t, err, "Events")
+	boardOf := map[string]string{}
+	for _, e := range evs {
+		var d struct{ Board string }
+		if json.Unmarshal(e.Data, &d) == nil && e.Player != "" && d.Board != "" {
+			boardOf[e.Player] = d.Board
+		}
+	}
+	if boardOf["core12"] != "bronze.core-2" || boardOf["s00"] != "bronze-1" || withThin && boardOf["tiny00"] != "bronze.tiny-1" {
+		t.Fatalf("events name boards %v", boardOf)
+	}
 	if withThin {
 		// Removing s12 leaves 15 in the group: s11, s10 and s09 (board 1's
 		// best) promoted; core's boards are decided apart, unchanged.

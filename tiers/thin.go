@@ -60,3 +60,62 @@ func (l *Ladder) Groups(i int, tails []Tail) [][]TailBoard {
 type Tail struct {
 	Prev, Last *TailBoard
 }
+
+// SeqBoard is a board of one of a tier's sequences: Seq as in TailBoard,
+// its number there and its players ranked 1..n.
+type SeqBoard struct {
+	Seq, N  int
+	Players []Standing
+}
+
+// SettleTails decides the boards held at the end of tier i's sequences, as
+// settlement does: tails[k] is the k-th sequence's in board order, from
+// the board before its latest with players. The boards the ladder decides
+// together (Groups) are decided so (SettleGroup), the rest alone; it
+// returns each board's outcomes in its own rank order, as tails lists
+// them, and how many groups of boards it decided together.
+func (l *Ladder) SettleTails(i int, tails [][]SeqBoard) (out [][][]Outcome, merged int) {
+	out = make([][][]Outcome, len(tails))
+	where := map[[2]int][2]int{} // (seq, n) -> its place in tails
+	ts := make([]Tail, len(tails))
+	for k, held := range tails {
+		out[k] = make([][]Outcome, len(held))
+		latest := -1
+		for j, b := range held {
+			where[[2]int{b.Seq, b.N}] = [2]int{k, j}
+			if len(b.Players) > 0 {
+				latest = j
+			}
+		}
+		if latest < 0 {
+			continue
+		}
+		last := held[latest]
+		ts[k].Last = &TailBoard{Seq: last.Seq, N: last.N, Size: len(last.Players)}
+		if latest >= 1 && held[latest-1].N == last.N-1 {
+			p := held[latest-1]
+			ts[k].Prev = &TailBoard{Seq: p.Seq, N: p.N, Size: len(p.Players)}
+		}
+	}
+	decided := map[[2]int]bool{}
+	groups := l.Groups(i, ts)
+	for _, g := range groups {
+		boards := make([][]Standing, len(g))
+		for k, tb := range g {
+			at := where[[2]int{tb.Seq, tb.N}]
+			boards[k] = tails[at[0]][at[1]].Players
+		}
+		for k, o := range l.SettleGroup(i, boards) {
+			at := where[[2]int{g[k].Seq, g[k].N}]
+			out[at[0]][at[1]], decided[at] = o, true
+		}
+	}
+	for k, held := range tails {
+		for j, b := range held {
+			if !decided[[2]int{k, j}] {
+				out[k][j] = l.Settle(i, b.Players)
+			}
+		}
+	}
+	return out, len(groups)
+}
