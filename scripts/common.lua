@@ -141,33 +141,53 @@ local function group_at(prefix, s, t, n, ck, size, min, low, above, seqs)
     end
     return last, sz
   end
-  local codes = {}
+  local codes, own = {}, 0
   for i = 1, #seqs do
     codes[i] = string.byte(seqs, i)
-  end
-  local joined = redis.call('HMGET', ck, unpack(codes))
-  local group, fallback = nil, {}
-  for i, c in ipairs(codes) do
-    local last, sz = tail(c, joined[i])
-    if last > 0 then
-      local merged = last >= 2 and sz < min
-      if i == 1 then
-        if merged then
-          table.insert(fallback, {c, last - 1})
-        end
-        table.insert(fallback, {c, last})
-      elseif last == 1 and sz < min then
-        table.insert(fallback, {c, 1}) -- thin: falls back to the shared boards
-      elseif merged and c == t and (n == last or n == last - 1) then
-        group = {{c, last - 1}, {c, last}}
-      end
+    if codes[i] == t then
+      own = i
     end
   end
-  if not group and #fallback > 1 then
-    for _, b in ipairs(fallback) do
-      if b[1] == t and b[2] == n then
-        group = fallback
+  local joined = redis.call('HMGET', ck, unpack(codes))
+  -- The board's own sequence first: most boards are not among its last
+  -- two, and most cohorts are not thin.
+  local last, sz = tail(t, joined[own])
+  if n < last - 1 or n > last then
+    return nil
+  end
+  local merged = last >= 2 and sz < min
+  local group
+  if own > 1 and last >= 2 then
+    -- a cohort of more than one board: only its own last two may merge
+    if merged then
+      group = {{t, last - 1}, {t, last}}
+    end
+  elseif own > 1 and sz >= min then
+    return nil -- a cohort's only board, full enough
+  elseif own == 1 and n == last - 1 and not merged then
+    return nil -- the shared boards' last but one, not merged with the last
+  else
+    -- a thin cohort's board, or the shared boards' last decision: with every
+    -- thin cohort of the tier
+    local fallback = {}
+    for i, c in ipairs(codes) do
+      local l, z = last, sz
+      if i ~= own then
+        l, z = tail(c, joined[i])
       end
+      if l > 0 then
+        if i == 1 then
+          if l >= 2 and z < min then
+            table.insert(fallback, {c, l - 1})
+          end
+          table.insert(fallback, {c, l})
+        elseif l == 1 and z < min then
+          table.insert(fallback, {c, 1}) -- thin: falls back to the shared boards
+        end
+      end
+    end
+    if #fallback > 1 then
+      group = fallback
     end
   end
   if not group then
