@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -22,6 +23,11 @@ func TestJoinCohort(t *testing.T) {
 	}
 	if p := f.must("POST", "/v1/leagues/weekly/join", `{"player_id":"bob","name":"Bob","cohort":null}`); p["board"] != "bronze-1" {
 		t.Fatalf("join without a cohort: %v", p)
+	}
+	l := f.must("GET", "/v1/leagues/weekly", "")
+	if fmt.Sprint(l["cohorts"]) != "[casual core]" || fmt.Sprint(l["cohort_populations"]) != "map[bronze:map[core:1]]" ||
+		fmt.Sprint(l["populations"]) != "map[bronze:2 gold:0 silver:0]" {
+		t.Fatalf("league: cohorts %v, cohort populations %v, populations %v", l["cohorts"], l["cohort_populations"], l["populations"])
 	}
 	if s := f.score("alice", 5); s["board"] != "bronze.core-1" {
 		t.Fatalf("score: %v", s)

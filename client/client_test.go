@@ -65,6 +65,9 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil || l.MaxScore != 1000 || len(l.Tiers) != 2 || l.CurrentPeriod.ID != p.Period {
 		t.Fatalf("got league %+v, %v", l, err)
 	}
+	if len(l.Cohorts) != 1 || l.CohortPopulations["bronze"]["core"] < 1 {
+		t.Fatalf("got cohorts %v with %v, want core with rt/core", l.Cohorts, l.CohortPopulations)
+	}
 
 	w, err := c.Write(ctx, "wins", client.LeaderboardWrite{Member: "w1", Value: 7})
 	if err != nil || w.Member != "w1" || len(w.Boards) != 2 || w.Boards[0].Score != 7 || w.RequestID == "" {

@@ -189,6 +189,10 @@ type League struct {
 	Tiers         []Tier         `json:"tiers"` // lowest first
 	CurrentPeriod Period         `json:"current_period"`
 	Populations   map[string]int `json:"populations"` // players who joined each tier this period
+	// Cohorts are those a join may name; CohortPopulations the players of
+	// each tier's cohorts' boards this period (tier -> cohort -> players).
+	Cohorts           []string                  `json:"cohorts,omitempty"`
+	CohortPopulations map[string]map[string]int `json:"cohort_populations,omitempty"`
 }
 
 // Tier is a rung of a league's ladder.

@@ -403,6 +403,31 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 // Populations returns how many players joined each tier (by id) in a period
 // (the zero Period means the current one).
 func (e *Engine) Populations(ctx context.Context, leagueID string, period Period) (map[string]int, error) {
+	seqs, err := e.Sequences(ctx, leagueID, period)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(seqs))
+	for _, q := range seqs {
+		out[q.Tier] += q.Players
+	}
+	return out, nil
+}
+
+// Sequence is a run of boards of one period filling one after another: a
+// tier's shared boards, or its boards of one cohort (cohort.go).
+type Sequence struct {
+	Tier    string
+	Cohort  string // "" for the shared boards
+	Players int    // joined
+	Boards  int
+}
+
+// Sequences returns every tier's runs of boards in a period (the zero
+// Period means the current one), in ladder order and within a tier in tie
+// order (the shared boards, then cohorts by name), each tier's shared
+// boards even when empty, a cohort's only when it holds players.
+func (e *Engine) Sequences(ctx context.Context, leagueID string, period Period) ([]Sequence, error) {
 	lv, err := e.live(leagueID)
 	if err != nil {
 		return nil, err
@@ -420,11 +445,13 @@ func (e *Engine) Populations(ctx context.Context, leagueID string, period Period
 		return nil, lv.lostError() // the counts are keyed by tier codes a restore may have reassigned
 	}
 	m := counts.Val()
-	out := make(map[string]int, lv.Ladder.Len())
+	var out []Sequence
 	for i := 0; i < lv.Ladder.Len(); i++ {
-		for _, code := range lv.tierCodesOf(i) {
+		for k, code := range lv.tierCodesOf(i) {
 			n, _ := strconv.Atoi(m[strconv.Itoa(code)])
-			out[lv.Ladder.Tier(i).ID] += n
+			if k == 0 || n > 0 {
+				out = append(out, Sequence{Tier: lv.Ladder.Tier(i).ID, Cohort: lv.cohortName(code), Players: n, Boards: lv.BoardCount(n)})
+			}
 		}
 	}
 	return out, nil
