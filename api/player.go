@@ -86,7 +86,7 @@ func historyBodies(hs []league.HistoryEntry) []historyBody {
 			Period:     league.Period{Start: h.Period}.ID(),
 			TierBefore: h.TierBefore,
 			TierAfter:  h.TierAfter,
-			Board:      league.BoardID{Tier: h.TierBefore, N: h.Board}.String(),
+			Board:      h.BoardOf().String(),
 			Rank:       h.Rank,
 			Score:      h.Score,
 			Rewards:    items(h.Rewards),

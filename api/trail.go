@@ -113,7 +113,7 @@ func newTrailEntryBody(e league.TrailEntry) trailEntryBody {
 		Change: e.Change}
 	switch e.Kind {
 	case league.TrailSettlement:
-		b.Board = league.BoardID{Tier: e.TierBefore, N: e.Board}.String()
+		b.Board = e.BoardOf().String()
 		score := e.Score
 		b.Score = &score
 	case league.TrailClaim:

@@ -140,7 +140,7 @@ func (v *playerView) history(l *league.League, hs []league.HistoryEntry) {
 		if q, err := l.Schedule.Containing(h.Period); err == nil {
 			p = q
 		}
-		row := historyRow{HistoryEntry: h, Period: p, Board: league.BoardID{Tier: h.TierBefore, N: h.Board}.String(),
+		row := historyRow{HistoryEntry: h, Period: p, Board: h.BoardOf().String(),
 			Before: tierName(l, h.TierBefore), After: tierName(l, h.TierAfter), Moved: "stayed",
 			Claimed: !h.ClaimedAt.IsZero(), RewardsGiven: len(h.Rewards) > 0}
 		bi, berr := l.TierIndex(h.TierBefore)

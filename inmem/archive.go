@@ -38,7 +38,7 @@ func (s *Store) archived(lg string, period time.Time) (*league.Settlement, []lea
 			if !e.Period.Equal(period.UTC()) {
 				continue
 			}
-			r := league.ArchivedRow{Board: league.BoardID{Tier: e.TierBefore, Cohort: e.Cohort, N: e.Board}, ArchivedEntry: league.ArchivedEntry{
+			r := league.ArchivedRow{Board: e.BoardOf(), ArchivedEntry: league.ArchivedEntry{
 				Entry:     league.Entry{Rank: e.Rank, Player: player, Name: e.name, Avatar: e.avatar, Score: e.Score, Zone: e.zone},
 				TierAfter: e.TierAfter,
 			}}

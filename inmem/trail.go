@@ -32,7 +32,7 @@ func (s *Store) Trail(_ context.Context, q league.TrailQuery) (league.TrailPage,
 				continue
 			}
 			e := league.TrailEntry{Kind: league.TrailSettlement, At: st.PeriodEnd, Period: o.Period, Player: player,
-				TierBefore: o.TierBefore, TierAfter: o.TierAfter, Board: o.Board, Rank: o.Rank, Score: o.Score, Seq: o.Period.Unix()}
+				TierBefore: o.TierBefore, TierAfter: o.TierAfter, Cohort: o.Cohort, Board: o.Board, Rank: o.Rank, Score: o.Score, Seq: o.Period.Unix()}
 			keep(e)
 			if o.rewarded {
 				keep(league.TrailEntry{Kind: league.TrailReward, At: st.PeriodEnd, Period: o.Period, Player: player,

@@ -194,6 +194,11 @@ type EarnedReward struct {
 	Items  []tiers.Item
 }
 
+// BoardOf is the board the entry's period was played on.
+func (h HistoryEntry) BoardOf() BoardID {
+	return BoardID{Tier: h.TierBefore, Cohort: h.Cohort, N: h.Board}
+}
+
 // Profile is a player's settled history in a league.
 type Profile struct {
 	League     string

@@ -60,10 +60,12 @@ type TrailEntry struct {
 	// are the tiers settlement gave before and after it.
 	TierBefore, TierAfter string
 	Move                  Move // correction and decay; the API adds it for settlement
-	// Settlement and reward: the board, rank and score that decided them.
-	Board int
-	Rank  int
-	Score int64
+	// Settlement and reward: the board, rank and score that decided them;
+	// a settlement's board is one of Cohort's when set (cohort.go).
+	Cohort string
+	Board  int
+	Rank   int
+	Score  int64
 	// Reward and claim: the tier that earned it and its items.
 	Tier  string
 	Items []tiers.Item
@@ -222,7 +224,7 @@ func (e TrailEntry) Summary() string {
 			move = "settled"
 		}
 		return fmt.Sprintf("%s %s -> %s: rank %d of %s, score %d", move, e.TierBefore, e.TierAfter, e.Rank,
-			BoardID{Tier: e.TierBefore, N: e.Board}, e.Score)
+			e.BoardOf(), e.Score)
 	case TrailReward:
 		return fmt.Sprintf("granted %s (rank %d in %s)", itemsOrNothing(e.Items), e.Rank, e.Tier)
 	case TrailClaim:
@@ -251,4 +253,9 @@ func itemsOrNothing(items []tiers.Item) string {
 		return "nothing"
 	}
 	return tiers.ItemsText(items)
+}
+
+// BoardOf is the board a settlement entry was played on.
+func (e TrailEntry) BoardOf() BoardID {
+	return BoardID{Tier: e.TierBefore, Cohort: e.Cohort, N: e.Board}
 }

@@ -108,7 +108,7 @@ func startOf(t string) string { return "extract(epoch FROM " + t + ".period_star
 // settled reads outcomes and rewards: both happened at the period's end.
 func (r *trailReader) settled() error {
 	err := r.settledKind(league.TrailSettlement, `SELECT o.player, o.period_start, s.period_end, o.tier_before, o.tier_after,
-			o.board, o.rank, o.score, '', NULL::jsonb
+			o.board, o.rank, o.score, coalesce(o.cohort, ''), NULL::jsonb
 		FROM outcomes o JOIN settlements s USING (league, period_start)`)
 	if err != nil {
 		return err
@@ -117,7 +117,8 @@ func (r *trailReader) settled() error {
 		FROM rewards o JOIN settlements s USING (league, period_start)`)
 }
 
-// settledKind reads outcomes or rewards, the table aliased o.
+// settledKind reads outcomes or rewards, the table aliased o: the ninth
+// column is an outcome's cohort, a reward's tier.
 func (r *trailReader) settledKind(kind league.TrailKind, sel string) error {
 	w := r.filter("o", "o.player")
 	if r.q.Period.IsZero() {
@@ -151,13 +152,19 @@ func (r *trailReader) settledKind(kind league.TrailKind, sel string) error {
 	}
 	rows, _ := r.s.pool.Query(r.ctx, sel+w.String()+order, w.args...)
 	var (
-		e     league.TrailEntry
-		items []byte
+		e            league.TrailEntry
+		items        []byte
+		tierOrCohort string
 	)
-	_, err := pgx.ForEachRow(rows, []any{&e.Player, &e.Period, &e.At, &e.TierBefore, &e.TierAfter, &e.Board, &e.Rank, &e.Score, &e.Tier, &items},
+	_, err := pgx.ForEachRow(rows, []any{&e.Player, &e.Period, &e.At, &e.TierBefore, &e.TierAfter, &e.Board, &e.Rank, &e.Score, &tierOrCohort, &items},
 		func() error {
 			var err error
 			e.Kind, e.Seq = kind, e.Period.Unix()
+			if kind == league.TrailSettlement {
+				e.Cohort = tierOrCohort
+			} else {
+				e.Tier = tierOrCohort
+			}
 			if e.Items, err = itemsOf(items); err != nil {
 				return err
 			}

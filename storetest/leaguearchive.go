@@ -140,8 +140,11 @@ func testArchivedCohorts(t *testing.T, s archiveStore) {
 	}
 	p, err := s.Profile(ctx, "l", "p5", 10)
 	mustOK(t, err)
-	if len(p.History) != 1 || p.History[0].Cohort != "core" || p.History[0].Board != 1 {
+	if len(p.History) != 1 || p.History[0].BoardOf().String() != "gold.core-1" {
 		t.Errorf("p5's history %+v, want gold.core-1", p.History)
+	}
+	if es := trailOf(t, s, "l", "p5"); len(es) != 1 || !strings.Contains(es[0].Summary(), "rank 2 of gold.core-1") {
+		t.Errorf("p5's trail %+v, want its settlement on gold.core-1", es)
 	}
 }
 

@@ -170,7 +170,7 @@ func (v playerView) text(out io.Writer) error {
 			claimed = h.ClaimedAt.Format(time.RFC3339)
 		}
 		fmt.Fprintf(w, "%s\t%s -> %s\t%s\t%d\t%d\t%s\t%s\n", league.Period{Start: h.Period}.ID(), h.TierBefore, h.TierAfter,
-			league.BoardID{Tier: h.TierBefore, N: h.Board}, h.Rank, h.Score, items(h.Rewards), claimed)
+			h.BoardOf(), h.Rank, h.Score, items(h.Rewards), claimed)
 	}
 	return w.Flush()
 }

@@ -93,7 +93,7 @@ func (v playerView) json() playerJSON {
 	}
 	for _, h := range v.history {
 		j.History = append(j.History, historyJSON{Period: league.Period{Start: h.Period}.ID(), TierBefore: h.TierBefore, TierAfter: h.TierAfter,
-			Board: league.BoardID{Tier: h.TierBefore, N: h.Board}.String(), Rank: h.Rank, Score: h.Score, Rewards: itemsJSON(h.Rewards),
+			Board: h.BoardOf().String(), Rank: h.Rank, Score: h.Score, Rewards: itemsJSON(h.Rewards),
 			ClaimedAt: timeJSON(h.ClaimedAt)})
 	}
 	return j

@@ -81,7 +81,7 @@ func trail(ctx context.Context, args []string, out io.Writer) error {
 			TierBefore: en.TierBefore, TierAfter: en.TierAfter, Move: string(en.Move), Rank: en.Rank, Tier: en.Tier, Items: en.Items,
 			Absent: en.Absent, What: en.Summary()}
 		if en.Kind == league.TrailSettlement {
-			ej.Board, ej.Score = league.BoardID{Tier: en.TierBefore, N: en.Board}.String(), &en.Score
+			ej.Board, ej.Score = en.BoardOf().String(), &en.Score
 		}
 		if c := en.Correction; c != nil {
 			ej.Correction = &c.ID
