@@ -63,6 +63,11 @@ end
 -- that stops the migration (BUSYKEY). With a declared key, which is on
 -- this node since Redis ran the script, the lookup names several keys,
 -- which Redis refuses on a migrating or importing slot while any is missing.
+-- A key that a command of the script found needs no here(): Redis moves a
+-- key whole, so it is on this node. A script may look a key up first and
+-- ask here() only when the lookup finds nothing, provided that lookup
+-- wrote nothing (a read, ZADD XX): score.lua and standing.lua do, saving
+-- an EXISTS on every call.
 local function here(...)
   return redis.call('EXISTS', ...)
 end

@@ -151,8 +151,12 @@ end
 
 local size, slot_bits, time_bits = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local board = math.ceil(n / size)
+-- bk is not in KEYS, and no here() guards it before its first use: the
+-- first command that names it (ZADD XX or ZSCORE) writes nothing where it
+-- is missing, and a found board is on this node (Redis moves a key whole),
+-- so only a write that finds no board asks here(), below, whether Redis
+-- Cluster is migrating the slot. That saves an EXISTS on every write.
 local bk = board_key(ARGV[4], qs, t, board)
-here(bk, KEYS[2])
 local shift = 2 ^ (time_bits + slot_bits)
 
 -- The player's rank and the board's size, unless the caller shows no rank
@@ -231,17 +235,18 @@ if op == 'incr' and time_bits == 0 and max * 2 * shift < 2 ^ 53 then
     local z = redis.call('ZSCORE', bk, player)
     if not z then
       local mk = ARGV[4] .. 'm:' .. qs -- moderation_key, inlined: no closure on every write
-      here(mk, KEYS[2])
+      here(bk, mk, KEYS[2]) -- mid-migration, the board may be on the other node
       return {22, redis.call('HGET', mk, player) or ''}
     end
     return stop(c, math.floor(tonumber(z) / shift), op)
   end
   local z = redis.call('ZADD', bk, 'XX', 'INCR', value * shift, player)
   if not z then
-    -- not on the board: taken off it by an operator (moderate.lua); a
-    -- plain write never comes here
+    -- not on the board: taken off it by an operator (moderate.lua), or,
+    -- while Redis Cluster migrates the slot, the board is still on the
+    -- other node (here() fails then); a plain write never comes here
     local mk = ARGV[4] .. 'm:' .. qs -- moderation_key, inlined: no closure on every write
-    here(mk, KEYS[2])
+    here(bk, mk, KEYS[2]) -- mid-migration, the board may be on the other node
     return {22, redis.call('HGET', mk, player) or ''}
   end
   score = math.floor(tonumber(z) / shift)
@@ -254,7 +259,7 @@ else
   local z = redis.call('ZSCORE', bk, player)
   if not z then
     local mk = ARGV[4] .. 'm:' .. qs -- moderation_key, inlined: no closure on every write
-    here(mk, KEYS[2])
+    here(bk, mk, KEYS[2]) -- mid-migration, the board may be on the other node
     return {22, redis.call('HGET', mk, player) or ''}
   end
   local current = math.floor(tonumber(z) / shift)
