@@ -109,15 +109,31 @@ local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
 if now < qs * 1000 or now >= qe * 1000 then
   return {2, now}
 end
-if redis.call('HEXISTS', KEYS[1], 'closed') == 1 then
+-- The record is read before the closed mark, which is still answered
+-- first: a ranked write in a tier with min_board_size then reads the tier's
+-- joins (merge_at's first question, below) with the mark, in one call.
+local rec = redis.call('HGET', KEYS[2], player)
+local s, t, n, min, joins
+if rec then
+  s, t, n = rec_decode(rec)
+  local mins = ARGV[25 + 4 * nl]
+  if ARGV[23] ~= '1' and mins and #mins >= 2 * t + 2 then
+    min = string.byte(mins, 2 * t + 1) * 256 + string.byte(mins, 2 * t + 2)
+  end
+end
+local closed
+if min and min > 0 then
+  local c = redis.call('HMGET', KEYS[1], 'closed', t)
+  closed, joins = c[1], c[2] or '0'
+else
+  closed = redis.call('HEXISTS', KEYS[1], 'closed') == 1
+end
+if closed then
   return {3, qs}
 end
-
-local rec = redis.call('HGET', KEYS[2], player)
 if not rec then
   return {6}
 end
-local s, t, n = rec_decode(rec)
 if s ~= qs then
   if s == tonumber(ARGV[14]) then
     return {3, s}
@@ -299,14 +315,11 @@ end
 if rid then
   redis.call('SET', rid, rec .. int(score) .. ':' .. rank .. ':' .. card .. ':' .. player, 'PX', ARGV[13])
 end
-local mins = ARGV[25 + 4 * nl]
-if rank_wanted and mins and #mins >= 2 * t + 2 then
+if min and min > 0 then
   -- the tier's min_board_size: where the board stands in a merge, in this
-  -- round trip rather than a second (merged.lua's question)
-  local min = string.byte(mins, 2 * t + 1) * 256 + string.byte(mins, 2 * t + 2)
-  if min > 0 then
-    local m = merge_at(ARGV[4], qs, t, board, KEYS[1], size, min, int(score * shift), int((score + 1) * shift)) or {0, 0, 0, 0}
-    return {0, rec, score, rank, card, m[1], m[2], m[3], m[4]}
-  end
+  -- round trip rather than a second (merged.lua's question); the tier's
+  -- joins were read above, and a score write does not change them
+  local m = merge_at(ARGV[4], qs, t, board, KEYS[1], size, min, int(score * shift), int((score + 1) * shift), joins) or {0, 0, 0, 0}
+  return {0, rec, score, rank, card, m[1], m[2], m[3], m[4]}
 end
 return {0, rec, score, rank, card}
