@@ -9,9 +9,9 @@ import (
 )
 
 // joinRequest is the body of POST /v1/leagues/{league}/join:
-// {"player_id","name","avatar"}. Nil is a missing (or null) field.
+// {"player_id","name","avatar","cohort"}. Nil is a missing (or null) field.
 type joinRequest struct {
-	playerID, name, avatar *string
+	playerID, name, avatar, cohort *string
 }
 
 func (req *joinRequest) decode(d *decoder) error {
@@ -23,6 +23,8 @@ func (req *joinRequest) decode(d *decoder) error {
 			return d.string("name", &req.name)
 		case "avatar":
 			return d.string("avatar", &req.avatar)
+		case "cohort":
+			return d.string("cohort", &req.cohort)
 		}
 		return unknownField("", field)
 	})
@@ -68,7 +70,7 @@ func (s *Server) join(r *http.Request, _ *Key) (reply, error) {
 		return nil, err
 	}
 	p, err := s.engine.Join(r.Context(), leagueID, league.JoinRequest{
-		Player: player, Name: name, Avatar: optionalString(req.avatar),
+		Player: player, Name: name, Avatar: optionalString(req.avatar), Cohort: optionalString(req.cohort),
 	})
 	if err != nil {
 		return nil, s.redisErr(err)

@@ -21,6 +21,9 @@ type leagueBody struct {
 	Tiers         []tierBody     `json:"tiers"`
 	CurrentPeriod periodBody     `json:"current_period"`
 	Populations   map[string]int `json:"populations"`
+	Cohorts       []string       `json:"cohorts,omitempty"`
+	// CohortPopulations: tier -> cohort -> players, with cohorts only.
+	CohortPopulations map[string]map[string]int `json:"cohort_populations,omitempty"`
 }
 
 // tierBody is a tier of the ladder, lowest first. Promote and demote are
@@ -91,22 +94,38 @@ func (s *Server) summary(r *http.Request, l *league.League) (leagueBody, error) 
 	if err != nil {
 		return leagueBody{}, s.redisErr(err)
 	}
-	pop, err := s.engine.Populations(r.Context(), l.ID, cur)
+	seqs, err := s.engine.Sequences(r.Context(), l.ID, cur)
 	if err != nil {
 		return leagueBody{}, s.redisErr(err)
 	}
+	pop := map[string]int{}
+	var byCohort map[string]map[string]int
+	for _, q := range seqs {
+		pop[q.Tier] += q.Players
+		if q.Cohort != "" {
+			if byCohort == nil {
+				byCohort = map[string]map[string]int{}
+			}
+			if byCohort[q.Tier] == nil {
+				byCohort[q.Tier] = map[string]int{}
+			}
+			byCohort[q.Tier][q.Cohort] = q.Players
+		}
+	}
 	ts := l.Ladder.Tiers()
 	b := leagueBody{
-		ID:            l.ID,
-		BoardSize:     l.BoardSize,
-		Schedule:      l.Schedule.Spec,
-		TieBreak:      string(l.TieBreak),
-		ScoreOperator: string(l.Operator),
-		MaxScore:      l.MaxScore,
-		EntryTier:     l.EntryTier,
-		Tiers:         make([]tierBody, len(ts)),
-		CurrentPeriod: periodBody{ID: cur.ID(), Start: rfc3339(cur.Start), End: rfc3339(cur.End)},
-		Populations:   pop,
+		ID:                l.ID,
+		BoardSize:         l.BoardSize,
+		Schedule:          l.Schedule.Spec,
+		TieBreak:          string(l.TieBreak),
+		ScoreOperator:     string(l.Operator),
+		MaxScore:          l.MaxScore,
+		EntryTier:         l.EntryTier,
+		Tiers:             make([]tierBody, len(ts)),
+		CurrentPeriod:     periodBody{ID: cur.ID(), Start: rfc3339(cur.Start), End: rfc3339(cur.End)},
+		Populations:       pop,
+		Cohorts:           l.Cohorts,
+		CohortPopulations: byCohort,
 	}
 	for i, t := range ts {
 		tb := tierBody{

@@ -26,6 +26,10 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil || !again.Rejoined || again.Board != p.Board {
 		t.Fatalf("got %+v, %v; want the same placement, rejoined", again, err)
 	}
+	if core, err := c.Join(ctx, "cup", client.JoinRequest{PlayerID: "rt/core", Name: "Core", Cohort: "core"}); err != nil ||
+		core.Board != "bronze.core-1" {
+		t.Fatalf("a join in cohort core: %+v, %v; want board bronze.core-1", core, err)
+	}
 	r, err := c.Score(ctx, "cup", client.ScoreWrite{PlayerID: "rt/1", Value: 40, RequestID: "rt-write-1"})
 	if err != nil || r.Score != 40 || r.Rank != 1 || r.Board != p.Board || r.Replayed {
 		t.Fatalf("got %+v, %v; want score 40, rank 1", r, err)
@@ -60,6 +64,9 @@ func TestRoundTrip(t *testing.T) {
 	l, err := c.League(ctx, "cup")
 	if err != nil || l.MaxScore != 1000 || len(l.Tiers) != 2 || l.CurrentPeriod.ID != p.Period {
 		t.Fatalf("got league %+v, %v", l, err)
+	}
+	if len(l.Cohorts) != 1 || l.CohortPopulations["bronze"]["core"] < 1 {
+		t.Fatalf("got cohorts %v with %v, want core with rt/core", l.Cohorts, l.CohortPopulations)
 	}
 
 	w, err := c.Write(ctx, "wins", client.LeaderboardWrite{Member: "w1", Value: 7})

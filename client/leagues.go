@@ -11,6 +11,9 @@ type JoinRequest struct {
 	PlayerID string `json:"player_id"`
 	Name     string `json:"name"`             // display name, 1-32 bytes of UTF-8
 	Avatar   string `json:"avatar,omitempty"` // up to 31 bytes; empty: none
+	// Cohort places the player on their tier's boards of one of the
+	// league's cohorts (its config's cohorts); empty: the shared boards.
+	Cohort string `json:"cohort,omitempty"`
 }
 
 // Placement is where a join placed the player.
@@ -19,9 +22,13 @@ type Placement struct {
 	Period    string    `json:"period"` // e.g. 20261116T000000Z
 	PeriodEnd time.Time `json:"period_end"`
 	Tier      string    `json:"tier"`
-	Board     string    `json:"board"` // <tier>-<number>
+	Board     string    `json:"board"` // <tier>-<number>, or <tier>.<cohort>-<number>
 	Slot      int       `json:"slot"`  // 1-based join order on the board
 	Rejoined  bool      `json:"rejoined"`
+	// Upcoming: the league's join_cutoff placed the player in the next
+	// period, which starts at PeriodStart; score writes count from then.
+	Upcoming    bool      `json:"upcoming,omitempty"`
+	PeriodStart time.Time `json:"period_start,omitzero"`
 	// Rewards of earlier periods this join delivered; a retried join
 	// returns them again: credit them once, by league, player and period.
 	Rewards []Reward `json:"rewards"`
@@ -182,6 +189,10 @@ type League struct {
 	Tiers         []Tier         `json:"tiers"` // lowest first
 	CurrentPeriod Period         `json:"current_period"`
 	Populations   map[string]int `json:"populations"` // players who joined each tier this period
+	// Cohorts are those a join may name; CohortPopulations the players of
+	// each tier's cohorts' boards this period (tier -> cohort -> players).
+	Cohorts           []string                  `json:"cohorts,omitempty"`
+	CohortPopulations map[string]map[string]int `json:"cohort_populations,omitempty"`
 }
 
 // Tier is a rung of a league's ladder.

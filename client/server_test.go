@@ -53,6 +53,7 @@ leagues:
         demote: 0.3
   - id: cup
     schedule: "0 0 * * MON"
+    cohorts: [core]
     board_size: 10
     max_score: 1000
     tiers:

@@ -116,6 +116,7 @@ type leagueFile struct {
 	IdempotencyWindow duration         `yaml:"idempotency_window"`
 	DecayAfter        int              `yaml:"decay_after"`
 	JoinCutoff        duration         `yaml:"join_cutoff"`
+	Cohorts           []string         `yaml:"cohorts"`
 	MinBoardSize      int              `yaml:"min_board_size"`
 	Buckets           *int             `yaml:"buckets"`
 	Tiers             []tierFile       `yaml:"tiers"`
@@ -305,7 +306,7 @@ func (lf leagueFile) build() (*league.League, error) {
 		ID: lf.ID, Schedule: sched, Ladder: ladder, EntryTier: lf.EntryTier,
 		TieBreak: league.TieBreak(lf.TieBreak), Operator: league.Operator(lf.ScoreOperator), MaxScore: lf.MaxScore,
 		MaxGain: lf.MaxGain, MaxAttempts: lf.MaxAttempts, Hold: lf.Hold,
-		DecayAfter: lf.DecayAfter,
+		DecayAfter: lf.DecayAfter, Cohorts: lf.Cohorts,
 	}
 	if l.JoinCutoff, err = lf.JoinCutoff.get("join_cutoff", time.Second); err != nil {
 		return nil, err

@@ -89,6 +89,17 @@ func TestParseProtection(t *testing.T) {
 	}
 }
 
+// TestParseCohorts: a league's cohorts, in order.
+func TestParseCohorts(t *testing.T) {
+	c, err := Parse([]byte(strings.Replace(good, "schedule:", "cohorts: [casual, core]\n    schedule:", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Leagues[0].Cohorts; len(got) != 2 || got[0] != "casual" || got[1] != "core" {
+		t.Fatalf("cohorts %v", got)
+	}
+}
+
 // TestParseOverrides: an override's tiers take the moves given for its
 // period; the others, and the other fields, stay.
 func TestParseOverrides(t *testing.T) {
@@ -119,6 +130,10 @@ func TestParseRejects(t *testing.T) {
 		{"board size 0", strings.Replace(good, "schedule:", "board_size: 0\n    schedule:", 1), `league "lg": board_size: 0 is outside 1..1024`},
 		{"negative board size", strings.Replace(good, "schedule:", "board_size: -5\n    schedule:", 1), `league "lg": board_size: -5 is outside 1..1024`},
 		{"buckets 0", strings.Replace(good, "schedule:", "buckets: 0\n    schedule:", 1), `league "lg": buckets: 0 is outside 1..1048576`},
+		{"cohort not an id", strings.Replace(good, "schedule:", "cohorts: [core, Casual]\n    schedule:", 1), `league "lg": cohorts[1]: "Casual" must be 1-32 characters`},
+		{"cohort twice", strings.Replace(good, "schedule:", "cohorts: [core, core]\n    schedule:", 1), `league "lg": cohorts[1]: "core" is named twice`},
+		{"cohort with a dot", strings.Replace(good, "schedule:", "cohorts: [eu.west]\n    schedule:", 1), `league "lg": cohorts[0]: "eu.west" must be`},
+		{"too many cohorts", strings.Replace(good, "schedule:", "cohorts: [c0,c1,c2,c3,c4,c5,c6,c7,c8,c9,c10,c11,c12,c13,c14,c15,c16,c17,c18,c19,c20,c21,c22,c23,c24,c25,c26,c27,c28,c29,c30,c31,c32]\n    schedule:", 1), `league "lg": cohorts: 33 cohorts, at most 32`},
 		{"history limit 0", "settlement: {history_limit: 0}\n" + good, "settlement.history_limit: 0 is outside 1..1000"},
 		{"keep history an hour", "settlement: {keep_history: 1h}\n" + good, "settlement.keep_history: 1h is shorter than 24h0m0s"},
 		{"keep history nonsense", "settlement: {keep_history: half a year}\n" + good, `settlement.keep_history: "half a year" is not a duration`},

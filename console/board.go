@@ -68,10 +68,14 @@ func (c *Console) board(r *http.Request) (boardView, error) {
 		v.Tier = l.Ladder.Tier(i).Name
 	}
 	if id.N > 1 {
-		v.Prev = league.BoardID{Tier: id.Tier, N: id.N - 1}.String()
+		v.Prev = league.BoardID{Tier: id.Tier, Cohort: id.Cohort, N: id.N - 1}.String()
 	}
-	if pop, err := c.cfg.Engine.Populations(r.Context(), leagueID, b.Period); err == nil && id.N < l.BoardCount(pop[id.Tier]) {
-		v.Next = league.BoardID{Tier: id.Tier, N: id.N + 1}.String()
+	if seqs, err := c.cfg.Engine.Sequences(r.Context(), leagueID, b.Period); err == nil {
+		for _, q := range seqs {
+			if q.Tier == id.Tier && q.Cohort == id.Cohort && id.N < q.Boards {
+				v.Next = league.BoardID{Tier: id.Tier, Cohort: id.Cohort, N: id.N + 1}.String()
+			}
+		}
 	}
 	for _, e := range b.Entries {
 		switch e.Zone.String() {

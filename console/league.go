@@ -43,11 +43,20 @@ type leagueView struct {
 	TrendRows        []trendRow // oldest first, as the chart
 }
 
-// tierBoards are a tier's boards this period.
+// tierBoards are a tier's boards this period: its shared boards, then
+// each cohort's.
 type tierBoards struct {
 	Tier, Name string
-	Count      int
-	Boards     []string // the first boardLinks
+	Count      int // boards in all
+	Runs       []boardRun
+}
+
+// boardRun is a tier's shared boards or its boards of one cohort.
+type boardRun struct {
+	Cohort string // "" for the shared boards
+	Count  int
+	Boards []string // the first boardLinks
+	Last   string   // the last board's id
 }
 
 // settlementRow is a settlement as the page lists it: the counts summed
@@ -85,12 +94,25 @@ func (c *Console) leaguePage(w http.ResponseWriter, r *http.Request, sess *sessi
 	v := leagueView{leagueRow: row, Schedule: l.Schedule.Spec, BoardSize: l.BoardSize}
 	var labels []string
 	var counts []int64
+	seqs, err := c.cfg.Engine.Sequences(r.Context(), id, row.Period)
+	if err != nil {
+		c.failure(w, r, "message", sess, view{Title: "League " + id}, err)
+		return
+	}
 	for _, t := range row.Tiers {
 		labels = append(labels, t.Name)
 		counts = append(counts, t.Players)
-		tb := tierBoards{Tier: t.ID, Name: t.Name, Count: l.BoardCount(int(t.Players))}
-		for n := 1; n <= min(tb.Count, boardLinks); n++ {
-			tb.Boards = append(tb.Boards, league.BoardID{Tier: t.ID, N: n}.String())
+		tb := tierBoards{Tier: t.ID, Name: t.Name}
+		for _, q := range seqs {
+			if q.Tier != t.ID || q.Boards == 0 {
+				continue
+			}
+			run := boardRun{Cohort: q.Cohort, Count: q.Boards, Last: league.BoardID{Tier: t.ID, Cohort: q.Cohort, N: q.Boards}.String()}
+			for n := 1; n <= min(q.Boards, boardLinks); n++ {
+				run.Boards = append(run.Boards, league.BoardID{Tier: t.ID, Cohort: q.Cohort, N: n}.String())
+			}
+			tb.Count += q.Boards
+			tb.Runs = append(tb.Runs, run)
 		}
 		v.Boards = append(v.Boards, tb)
 	}

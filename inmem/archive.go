@@ -38,7 +38,7 @@ func (s *Store) archived(lg string, period time.Time) (*league.Settlement, []lea
 			if !e.Period.Equal(period.UTC()) {
 				continue
 			}
-			r := league.ArchivedRow{Board: league.BoardID{Tier: e.TierBefore, N: e.Board}, ArchivedEntry: league.ArchivedEntry{
+			r := league.ArchivedRow{Board: league.BoardID{Tier: e.TierBefore, Cohort: e.Cohort, N: e.Board}, ArchivedEntry: league.ArchivedEntry{
 				Entry:     league.Entry{Rank: e.Rank, Player: player, Name: e.name, Avatar: e.avatar, Score: e.Score, Zone: e.zone},
 				TierAfter: e.TierAfter,
 			}}
@@ -53,7 +53,7 @@ func (s *Store) archived(lg string, period time.Time) (*league.Settlement, []lea
 	}
 	slices.SortFunc(rows, func(a, b league.ArchivedRow) int {
 		return cmp.Or(cmp.Compare(ladder[a.Board.Tier], ladder[b.Board.Tier]), cmp.Compare(a.Board.Tier, b.Board.Tier),
-			cmp.Compare(a.Board.N, b.Board.N), cmp.Compare(a.Rank, b.Rank))
+			cmp.Compare(a.Board.Cohort, b.Board.Cohort), cmp.Compare(a.Board.N, b.Board.N), cmp.Compare(a.Rank, b.Rank))
 	})
 	return st, rows, nil
 }
@@ -110,7 +110,7 @@ func (s *Store) ArchivedOutcomes(_ context.Context, lg string, period time.Time,
 		}
 		at := func(r league.ArchivedRow) int {
 			return cmp.Or(cmp.Compare(ladder[r.Board.Tier], ladder[after.Board.Tier]), cmp.Compare(r.Board.Tier, after.Board.Tier),
-				cmp.Compare(r.Board.N, after.Board.N), cmp.Compare(r.Rank, after.Rank))
+				cmp.Compare(r.Board.Cohort, after.Board.Cohort), cmp.Compare(r.Board.N, after.Board.N), cmp.Compare(r.Rank, after.Rank))
 		}
 		i := 0
 		for i < len(rows) && at(rows[i]) <= 0 {

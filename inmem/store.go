@@ -180,7 +180,7 @@ func (s *Store) WriteOutcomes(_ context.Context, st league.Settlement, outcomes 
 	}
 	for _, o := range outcomes {
 		e := entry{HistoryEntry: league.HistoryEntry{
-			Period: period, TierBefore: o.TierBefore, TierAfter: o.TierAfter, Board: o.Board, Rank: o.Rank, Score: o.Score,
+			Period: period, TierBefore: o.TierBefore, TierAfter: o.TierAfter, Cohort: o.Cohort, Board: o.Board, Rank: o.Rank, Score: o.Score,
 		}, zone: o.Zone, name: o.Name, avatar: o.Avatar}
 		if r, ok := won[o.Player]; ok {
 			e.Rewards, e.rewarded = r.Items, true

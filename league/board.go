@@ -14,30 +14,37 @@ import (
 	"github.com/league-engine/league/tiers"
 )
 
-// BoardID names a sub-board within a period: its tier and its number
-// (1-based). Its text form is "<tier>-<n>", e.g. "gold-3".
+// BoardID names a sub-board within a period: its tier, its cohort ("" for
+// the tier's shared boards; cohort.go) and its number (1-based). Its text
+// form is "<tier>-<n>", e.g. "gold-3", or "<tier>.<cohort>-<n>", e.g.
+// "gold.core-3".
 type BoardID struct {
-	Tier string
-	N    int
+	Tier   string
+	Cohort string
+	N      int
 }
 
-func (b BoardID) String() string { return b.Tier + "-" + strconv.Itoa(b.N) }
+func (b BoardID) String() string { return cohortID(b.Tier, b.Cohort) + "-" + strconv.Itoa(b.N) }
 
-// ParseBoardID parses "<tier>-<n>": a tier id (1-32 of a-z, 0-9 and _, as
-// the config allows) and a board number written plainly from 1, so that
-// each board has one id ("bronze-01" and "bronze-+1" are refused, not read
-// as bronze-1).
+// ParseBoardID parses "<tier>-<n>" or "<tier>.<cohort>-<n>": ids (1-32 of
+// a-z, 0-9 and _, as the config allows) and a board number written plainly
+// from 1, so that each board has one id ("bronze-01" and "bronze-+1" are
+// refused, not read as bronze-1).
 func ParseBoardID(s string) (BoardID, error) {
 	i := strings.LastIndexByte(s, '-')
-	if i <= 0 || i > 32 || strings.Trim(s[:i], "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
-		return BoardID{}, fieldError("board", "%q is not <tier>-<number>, e.g. gold-3", excerpt.Of(s))
+	tier, cohort, _ := strings.Cut(s[:max(i, 0)], cohortSep)
+	isID := func(id string) bool {
+		return len(id) <= 32 && strings.Trim(id, "abcdefghijklmnopqrstuvwxyz0123456789_") == ""
+	}
+	if i <= 0 || tier == "" || !isID(tier) || !isID(cohort) || strings.HasSuffix(s[:i], cohortSep) {
+		return BoardID{}, fieldError("board", "%q is not <tier>-<number> or <tier>.<cohort>-<number>, e.g. gold-3", excerpt.Of(s))
 	}
 	num := s[i+1:]
 	n, err := strconv.Atoi(num)
 	if err != nil || n < 1 || num[0] < '1' || num[0] > '9' {
 		return BoardID{}, fieldError("board", "%q does not end in a board number from 1, e.g. gold-3", excerpt.Of(s))
 	}
-	return BoardID{Tier: s[:i], N: n}, nil
+	return BoardID{Tier: tier, Cohort: cohort, N: n}, nil
 }
 
 // Board is a sub-board's ranking.
@@ -98,8 +105,12 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 		}
 		return Board{}, err
 	}
+	code, err := lv.boardCode(id)
+	if err != nil {
+		return Board{}, err
+	}
 	start := period.Start.Unix()
-	zs, nm, epoch, err := e.boardEntries(ctx, lv, lv.keys.board(start, lv.code[idx], id.N), lv.keys.names(start, lv.code[idx], id.N))
+	zs, nm, epoch, err := e.boardEntries(ctx, lv, lv.keys.board(start, code, id.N), lv.keys.names(start, code, id.N))
 	if err != nil {
 		return Board{}, internal("board", err)
 	}
@@ -111,18 +122,18 @@ func (e *Engine) Board(ctx context.Context, leagueID string, period Period, id B
 	}
 	b := Board{League: lv.ID, Period: period, ID: id, Entries: make([]Entry, len(zs))}
 	ladder, _ := lv.ladderAt(start)
-	m, partner, err := e.boardMerge(ctx, lv, ladder, start, idx, id.N)
+	m, others, err := e.boardMerge(ctx, lv, ladder, start, code, id.N)
 	if err != nil {
 		return Board{}, err
 	}
-	b.MergedWith = m.board(id.Tier)
+	b.MergedWith = m.board(lv, code, id.N)
 	for i, z := range zs {
 		player := z.Member.(string)
 		name, avatar, _ := strings.Cut(nm[player], profileSep)
 		score, _ := lv.Packing().Unpack(z.Score)
 		rank, size := i+1, len(zs)
-		if m.partner != 0 {
-			rank, size = rank+tiers.MergedAhead(partner, score, m.partner < id.N), size+len(partner)
+		for _, o := range others {
+			rank, size = rank+tiers.MergedAhead(o.scores, score, o.earlier), size+len(o.scores)
 		}
 		b.Entries[i] = Entry{
 			Rank: i + 1, Player: player, Name: name, Avatar: avatar, Score: score,
@@ -359,7 +370,7 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 	board, _ := placement(rec.n, lv.BoardSize)
 	if look.rank == offBoard {
 		s.Joined, s.Tier = true, lv.Ladder.Tier(idx).ID
-		s.Board = BoardID{Tier: s.Tier, N: board}
+		s.Board = lv.boardID(rec.tier, board)
 		s.Score, _ = lv.Packing().Unpack(off.packed)
 		s.BoardSize, s.Moderation = look.size, off.state
 		return s, nil
@@ -368,11 +379,11 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 		// A join writes the record and the board entry together, and the
 		// running period's board does not expire: Redis lost it (evicted,
 		// deleted by hand). Rank 0 of a board of 0 would be made up.
-		return Standing{}, internal("standing", fmt.Errorf("player %q joined period %s but is not on their board %s-%d",
-			player, p.ID(), lv.Ladder.Tier(idx).ID, board))
+		return Standing{}, internal("standing", fmt.Errorf("player %q joined period %s but is not on their board %s",
+			player, p.ID(), lv.boardID(rec.tier, board)))
 	}
 	s.Joined, s.Tier = true, lv.Ladder.Tier(idx).ID
-	s.Board = BoardID{Tier: s.Tier, N: board}
+	s.Board = lv.boardID(rec.tier, board)
 	s.Rank, s.Score, s.BoardSize = look.rank, look.score, look.size
 	if above, ok := reply[4].(string); ok && above != "" {
 		f, _ := strconv.ParseFloat(above, 64)
@@ -380,18 +391,43 @@ func (e *Engine) standing(ctx context.Context, lv *live, p Period, player string
 		s.Gap = a - s.Score
 	}
 	ladder, _ := lv.ladderAt(p.Start.Unix())
-	m, err := e.mergeOf(ctx, lv, ladder, p.Start.Unix(), idx, board, &s.Score)
+	m, err := e.mergeOf(ctx, lv, ladder, p.Start.Unix(), rec.tier, board, &s.Score)
 	if err != nil {
 		return Standing{}, err
 	}
 	// protectStandings may keep a Demote
-	s.Zone, s.MergedWith = ladder.Zone(idx, m.rank(s.Rank), m.size(s.BoardSize), s.Score), m.board(s.Tier)
+	s.Zone, s.MergedWith = ladder.Zone(idx, m.rank(s.Rank), m.size(s.BoardSize), s.Score), m.board(lv, rec.tier, board)
 	return s, nil
 }
 
 // Populations returns how many players joined each tier (by id) in a period
 // (the zero Period means the current one).
 func (e *Engine) Populations(ctx context.Context, leagueID string, period Period) (map[string]int, error) {
+	seqs, err := e.Sequences(ctx, leagueID, period)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(seqs))
+	for _, q := range seqs {
+		out[q.Tier] += q.Players
+	}
+	return out, nil
+}
+
+// Sequence is a run of boards of one period filling one after another: a
+// tier's shared boards, or its boards of one cohort (cohort.go).
+type Sequence struct {
+	Tier    string
+	Cohort  string // "" for the shared boards
+	Players int    // joined
+	Boards  int
+}
+
+// Sequences returns every tier's runs of boards in a period (the zero
+// Period means the current one), in ladder order and within a tier in tie
+// order (the shared boards, then cohorts by name), each tier's shared
+// boards even when empty, a cohort's only when it holds players.
+func (e *Engine) Sequences(ctx context.Context, leagueID string, period Period) ([]Sequence, error) {
 	lv, err := e.live(leagueID)
 	if err != nil {
 		return nil, err
@@ -409,10 +445,14 @@ func (e *Engine) Populations(ctx context.Context, leagueID string, period Period
 		return nil, lv.lostError() // the counts are keyed by tier codes a restore may have reassigned
 	}
 	m := counts.Val()
-	out := make(map[string]int, lv.Ladder.Len())
+	var out []Sequence
 	for i := 0; i < lv.Ladder.Len(); i++ {
-		n, _ := strconv.Atoi(m[strconv.Itoa(lv.code[i])])
-		out[lv.Ladder.Tier(i).ID] = n
+		for k, code := range lv.tierCodesOf(i) {
+			n, _ := strconv.Atoi(m[strconv.Itoa(code)])
+			if k == 0 || n > 0 {
+				out = append(out, Sequence{Tier: lv.Ladder.Tier(i).ID, Cohort: lv.cohortName(code), Players: n, Boards: lv.BoardCount(n)})
+			}
+		}
 	}
 	return out, nil
 }

@@ -71,7 +71,8 @@ type Correction struct {
 // changed.
 type CorrectionChange struct {
 	Player string        `json:"player"`
-	Tier   string        `json:"tier"` // the tier played (the board's)
+	Tier   string        `json:"tier"`             // the tier played (the board's)
+	Cohort string        `json:"cohort,omitempty"` // the board's cohort, if any (cohort.go)
 	Board  int           `json:"board"`
 	Before CorrectedSide `json:"before"`
 	After  CorrectedSide `json:"after"`
@@ -131,13 +132,16 @@ type CorrectionStore interface {
 	// WriteCorrection records c unless its key (league, period, player,
 	// action) is recorded already, in one transaction: it reads the board
 	// the player played in the period (NotFound when the player has no
-	// outcome there), passes its recorded outcomes (rank order) to decide,
+	// outcome there), passes its recorded outcomes (rank order) to decide
+	// with those of the boards of its tier a merge may decide it with (the
+	// other of its tier's or cohort's last two boards when it is one of
+	// them; with cohorts, every cohort's last two and the shared boards'),
 	// and writes the changes decide returns (outcomes, standings, rewards
 	// and revocations, the settlement's counts, events) with c in
 	// CorrectionWritten, or CorrectionApplied when nothing needs Redis.
 	// fresh is false when c was recorded before: the recorded one is
 	// returned and nothing is written.
-	WriteCorrection(ctx context.Context, c Correction, decide func(board, partner []RecordedOutcome) ([]CorrectionChange, error)) (got Correction, fresh bool, err error)
+	WriteCorrection(ctx context.Context, c Correction, decide func(board []RecordedOutcome, others [][]RecordedOutcome) ([]CorrectionChange, error)) (got Correction, fresh bool, err error)
 	// CorrectionApplied moves a written correction to CorrectionApplied,
 	// with its changes as Redis carried them (Claimed, Deferred).
 	CorrectionApplied(ctx context.Context, c Correction) error
@@ -214,8 +218,8 @@ func (e *Engine) Correct(ctx context.Context, store CorrectionStore, req Correct
 	}
 	req.League, req.Period = lv.ID, p.Start
 	c, _, err := store.WriteCorrection(ctx, Correction{CorrectionRequest: req, Status: CorrectionWritten},
-		func(board, partner []RecordedOutcome) ([]CorrectionChange, error) {
-			return Redecide(ladder, board, partner, req.Player, req.Action)
+		func(board []RecordedOutcome, others [][]RecordedOutcome) ([]CorrectionChange, error) {
+			return Redecide(ladder, board, others, req.Player, req.Action)
 		})
 	if err != nil {
 		return Correction{}, err

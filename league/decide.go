@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -17,13 +18,19 @@ import (
 // a preview of an ended period and the settlement that follows it cannot
 // disagree: they read the same frozen boards and run the same code.
 
-// finalBoard is one sub-board as read: its tier (ladder index), number,
-// players ranked 1..n and their names (player -> name \x1f avatar).
+// finalBoard is one sub-board as read: its tier (ladder index), the code
+// of its boards (the tier's or a cohort's: cohort.go), number, whether it
+// is the last of those boards, players ranked 1..n and their names
+// (player -> name \x1f avatar).
 type finalBoard struct {
-	Tier    int
-	N       int
-	Players []tiers.Standing
-	Names   map[string]string
+	Tier     int
+	Code     int
+	Seq      int // the position of Code's boards in their tier's tie order (lv.seqOf)
+	N        int
+	Last     bool // the last of Code's boards
+	TierLast bool // the last of the tier's boards
+	Players  []tiers.Standing
+	Names    map[string]string
 }
 
 // boardsPerTrip is how many boards one pipeline reads (~100 entries each).
@@ -39,22 +46,32 @@ const boardsPerTrip = 256
 // The players promotion protection may keep are marked (promotedOnBoards)
 // under ladder, the rules the period is decided under.
 func (e *Engine) finalBoards(ctx context.Context, lv *live, ladder *tiers.Ladder, p Period, pop Populations, fn func(finalBoard) error) error {
+	start := p.Start.Unix()
+	joined, err := e.joinedPerCode(ctx, lv, start, pop)
+	if err != nil {
+		return err
+	}
 	var all []finalBoard
 	for idx := 0; idx < lv.Ladder.Len(); idx++ {
-		boards := (pop[idx] + lv.BoardSize - 1) / lv.BoardSize
-		for n := 1; n <= boards; n++ {
-			all = append(all, finalBoard{Tier: idx, N: n})
+		from := len(all)
+		for seq, code := range lv.tierCodesOf(idx) {
+			boards := (joined[code] + lv.BoardSize - 1) / lv.BoardSize
+			for n := 1; n <= boards; n++ {
+				all = append(all, finalBoard{Tier: idx, Code: code, Seq: seq, N: n, Last: n == boards})
+			}
+		}
+		if len(all) > from {
+			all[len(all)-1].TierLast = true
 		}
 	}
-	start := p.Start.Unix()
 	for lo := 0; lo < len(all); lo += boardsPerTrip {
 		chunk := all[lo:min(lo+boardsPerTrip, len(all))]
 		pipe := e.rdb.Pipeline()
 		cmds := make([]*redis.ZSliceCmd, len(chunk))
 		names := make([]*redis.MapStringStringCmd, len(chunk))
 		for i, b := range chunk {
-			cmds[i] = pipe.ZRevRangeWithScores(ctx, lv.keys.board(start, lv.code[b.Tier], b.N), 0, -1)
-			names[i] = pipe.HGetAll(ctx, lv.keys.names(start, lv.code[b.Tier], b.N))
+			cmds[i] = pipe.ZRevRangeWithScores(ctx, lv.keys.board(start, b.Code, b.N), 0, -1)
+			names[i] = pipe.HGetAll(ctx, lv.keys.names(start, b.Code, b.N))
 		}
 		if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
 			return internal("final boards", err)
@@ -82,6 +99,31 @@ func (e *Engine) finalBoards(ctx context.Context, lv *live, ladder *tiers.Ladder
 	return nil
 }
 
+// joinedPerCode is how many players joined the boards of each code in the
+// period starting at start: pop's tier counts when the league has no
+// cohorts, else the period's counters, read once more.
+func (e *Engine) joinedPerCode(ctx context.Context, lv *live, start int64, pop Populations) (map[int]int, error) {
+	joined := make(map[int]int, len(pop))
+	if lv.cohortCode == nil {
+		for idx, n := range pop {
+			joined[lv.code[idx]] = n
+		}
+		return joined, nil
+	}
+	counters, err := e.rdb.HGetAll(ctx, lv.keys.counters(start)).Result()
+	if err != nil {
+		return nil, internal("final boards", err)
+	}
+	for field, v := range counters {
+		code, err1 := strconv.Atoi(field)
+		n, err2 := strconv.Atoi(v)
+		if err1 == nil && err2 == nil {
+			joined[code] = n
+		}
+	}
+	return joined, nil
+}
+
 // DecidedBoard is one sub-board of a period with every player's outcome
 // as settlement decides it (tiers.Ladder.Settle under the rules the period
 // is decided under), in rank order. A board merged with another
@@ -91,6 +133,7 @@ type DecidedBoard struct {
 	ID       BoardID
 	Tier     int // ladder index of ID.Tier
 	Outcomes []tiers.Outcome
+	seq      int // the position of its cohort's boards in the tier's tie order
 	ladder   *tiers.Ladder
 	names    map[string]string // player -> name \x1f avatar
 }
@@ -102,7 +145,7 @@ func (b DecidedBoard) Row(k int) Outcome {
 	o := b.Outcomes[k]
 	name, avatar, _ := strings.Cut(b.names[o.Player], profileSep)
 	return Outcome{Player: o.Player, TierBefore: b.ID.Tier, TierAfter: b.ladder.Tier(o.TierAfter).ID,
-		Board: b.ID.N, Rank: k + 1, Score: o.Score, Move: moveOf(o), Zone: o.Zone, Name: name, Avatar: avatar}
+		Cohort: b.ID.Cohort, Board: b.ID.N, Rank: k + 1, Score: o.Score, Move: moveOf(o), Zone: o.Zone, Name: name, Avatar: avatar}
 }
 
 // Reward returns the reward outcome k earned as the store keeps it; ok is
@@ -205,7 +248,7 @@ func (e *Engine) decide(ctx context.Context, lv *live, p Period, pop Populations
 	}
 	read := 0
 	emit := func(b finalBoard, outcomes []tiers.Outcome) error {
-		d := DecidedBoard{ID: BoardID{Tier: ladder.Tier(b.Tier).ID, N: b.N}, Tier: b.Tier,
+		d := DecidedBoard{ID: BoardID{Tier: ladder.Tier(b.Tier).ID, Cohort: lv.cohortName(b.Code), N: b.N}, Tier: b.Tier, seq: b.Seq,
 			Outcomes: outcomes, ladder: ladder, names: b.Names}
 		for _, o := range d.Outcomes {
 			counts[b.Tier].add(o)
@@ -215,7 +258,7 @@ func (e *Engine) decide(ctx context.Context, lv *live, p Period, pop Populations
 	}
 	m := merger{ladder: ladder, emit: emit}
 	err = e.finalBoards(ctx, lv, ladder, p, pop, func(b finalBoard) error {
-		return m.add(b, b.N == (pop[b.Tier]+lv.BoardSize-1)/lv.BoardSize)
+		return m.add(b)
 	})
 	if err != nil {
 		return nil, err

@@ -50,7 +50,14 @@ type live struct {
 	code        []int                      // ladder index -> tier code in Redis
 	codes       string                     // code as bytes, one a tier: score.lua refuses a player in another
 	ranks       string                     // promotionRanks: join.lua's protection argument, "" without protection
-	index       map[int]int                // tier code -> ladder index
+	index       map[int]int                // tier code (and cohort code: cohort.go) -> ladder index
+	cohortCode  [][]int                    // ladder index -> cohort (0: shared boards) -> code; nil without cohorts
+	cohortOf    map[int]int                // cohort code -> 1-based cohort; shared boards' codes absent
+	seqCodes    [][]int                    // ladder index -> its codes in tie order (setSeqs); nil without cohorts
+	seq         map[int]int                // code -> its position in seqCodes
+	groups      string                     // group_at's argument (setSeqs); "" without cohorts
+	codeTiers   string                     // join.lua's ARGV[26] (setCodes): each code's tier code; "" without cohorts
+	cohortMaps  []string                   // join.lua's ARGV[27] by cohort (0: shared boards); nil without cohorts
 	epoch       string                     // the league's data generation at Open (stored.go)
 	restored    time.Time                  // start of the period the last restore ran in; zero: none
 	lost        atomic.Bool                // a script found another epoch (lostError)
@@ -249,27 +256,18 @@ func loadScripts(ctx context.Context, rdb redis.UniversalClient) error {
 }
 
 func (e *Engine) tierCodes(ctx context.Context, lv *live) error {
-	ids := make([]any, lv.Ladder.Len())
-	for i := range ids {
-		ids[i] = lv.Ladder.Tier(i).ID
-	}
-	codes, err := e.run.RunAlone(ctx, scripts.Tiers, []string{lv.keys.tiers()}, ids...).Int64Slice()
+	codes, err := e.run.RunAlone(ctx, scripts.Tiers, []string{lv.keys.tiers()}, lv.codeIDs()...).Int64Slice()
 	if err != nil {
 		return internal("tier codes", err)
 	}
-	lv.code = make([]int, len(codes))
+	cs := make([]int, len(codes))
 	for i, c := range codes {
 		if c < 0 {
 			return fmt.Errorf("league %q: all 255 tier codes are used; remove old ids from %s", lv.ID, lv.keys.tiers())
 		}
-		lv.code[i] = int(c)
-		lv.index[int(c)] = i
+		cs[i] = int(c)
 	}
-	b := make([]byte, len(lv.code))
-	for i, c := range lv.code {
-		b[i] = byte(c)
-	}
-	lv.codes = string(b)
+	lv.setCodes(cs)
 	lv.ranks = promotionRanks(lv)
 	return nil
 }

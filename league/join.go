@@ -17,6 +17,10 @@ type JoinRequest struct {
 	Player string
 	Name   string
 	Avatar string // an avatar id or short code, not a URL
+	// Cohort places the player on their tier's boards of that cohort, one
+	// of the league's Cohorts ("": the tier's shared boards; cohort.go).
+	// The period's first join decides: a retry keeps its placement.
+	Cohort string
 }
 
 // Placement is where a join put the player.
@@ -66,10 +70,14 @@ func (e *Engine) Join(ctx context.Context, leagueID string, req JoinRequest) (Pl
 	if err := checkText("avatar", req.Avatar, MaxAvatarLen, false); err != nil {
 		return Placement{}, err
 	}
+	cohort, err := lv.cohortIndex(req.Cohort)
+	if err != nil {
+		return Placement{}, err
+	}
 	p, prev := e.joinTarget(lv, e.now())
 	var d *decision
 	for attempt := 0; attempt < 5; attempt++ {
-		reply, err := e.runJoin(ctx, lv, p, prev, req, d)
+		reply, err := e.runJoin(ctx, lv, p, prev, req, cohort, d)
 		if err != nil {
 			return Placement{}, internal("join", err)
 		}
@@ -118,7 +126,7 @@ type decision struct {
 	decay   *Decay // the tier move absence decay made, recorded with the placement; nil if none
 }
 
-func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req JoinRequest, d *decision) ([]any, error) {
+func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req JoinRequest, cohort int, d *decision) ([]any, error) {
 	k := lv.keys
 	pk := lv.Packing()
 	decay := "0"
@@ -153,6 +161,13 @@ func (e *Engine) runJoin(ctx context.Context, lv *live, p, prev Period, req Join
 	if lv.ranks != "" {
 		// promotion protection (protect.go): only leagues with it pay for it
 		ks, args = append(ks, k.promoted(p.Start.Unix())), append(args, lv.ranks)
+	}
+	if lv.cohortMaps != nil {
+		// cohorts (cohort.go): only leagues with them pay for them
+		if lv.ranks == "" {
+			args = append(args, "")
+		}
+		args = append(args, lv.codeTiers, lv.cohortMaps[cohort])
 	}
 	return e.run.Run(ctx, scripts.Join, false, ks, args...).Slice()
 }
@@ -257,7 +272,7 @@ func (e *Engine) resolve(ctx context.Context, lv *live, ladder *tiers.Ladder, pl
 		// is merged with another (min_board_size), and kept by promotion
 		// protection
 		board, _ := placement(rec.n, lv.BoardSize)
-		m, err := e.mergeOf(ctx, lv, ladder, rec.start, played, board, &look.score)
+		m, err := e.mergeOf(ctx, lv, ladder, rec.start, rec.tier, board, &look.score)
 		if err != nil {
 			return 0, nil, nil, err
 		}
@@ -311,8 +326,12 @@ func (e *Engine) placement(ctx context.Context, lv *live, p Period, player strin
 	if err != nil {
 		return Placement{}, internal("join", err)
 	}
+	id := BoardID{Tier: tier, N: board}
+	if known {
+		id = lv.boardID(int(reply[1].(int64)), board)
+	}
 	return Placement{
-		League: lv.ID, Period: p, Tier: tier, Board: BoardID{Tier: tier, N: board}, Slot: slot,
+		League: lv.ID, Period: p, Tier: tier, Board: id, Slot: slot,
 		Rewards: rewards, Rejoined: scripts.Status(reply[0].(int64)) == scripts.Existing,
 	}, nil
 }

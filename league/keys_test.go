@@ -84,14 +84,19 @@ func TestParseBoardID(t *testing.T) {
 	for s, want := range map[string]BoardID{
 		"gold-3": {Tier: "gold", N: 3}, "bronze-1": {Tier: "bronze", N: 1}, "t_2-100": {Tier: "t_2", N: 100},
 		"a-9999": {Tier: "a", N: 9999}, strings.Repeat("x", 32) + "-1": {Tier: strings.Repeat("x", 32), N: 1},
+		"gold.core-3": {Tier: "gold", Cohort: "core", N: 3}, "t.eu_west-12": {Tier: "t", Cohort: "eu_west", N: 12},
 	} {
 		if got, err := ParseBoardID(s); err != nil || got != want {
 			t.Errorf("ParseBoardID(%q) = %v, %v; want %v", s, got, err, want)
+		}
+		if want.String() != s {
+			t.Errorf("%#v.String() = %q, want %q", want, want.String(), s)
 		}
 	}
 	for _, s := range []string{
 		"", "gold", "gold-", "-1", "gold-0", "gold-01", "gold-+1", "gold--1", "gold-1.0", "gold- 1",
 		"Gold-1", "go ld-1", "a-b-1", "gold-99999999999999999999", strings.Repeat("x", 33) + "-1",
+		"gold.-1", ".core-1", "gold.core.x-1", "gold..core-1", "gold.Core-1", "gold.core-0", "gold." + strings.Repeat("x", 33) + "-1",
 	} {
 		if got, err := ParseBoardID(s); ErrorCode(err) != Invalid {
 			t.Errorf("ParseBoardID(%q) = %v, %v; want invalid", s, got, err)

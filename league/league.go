@@ -85,6 +85,10 @@ type League struct {
 	// JoinCutoff sends the joins of the last JoinCutoff of a period to the
 	// next one (cutoff.go); 0: none.
 	JoinCutoff time.Duration
+	// Cohorts names the cohorts a join may ask to be placed with (cohort.go):
+	// each tier has boards of each cohort beside its shared boards. None by
+	// default.
+	Cohorts []string
 	// DecayAfter demotes a player one tier for every DecayAfter whole periods
 	// they sit out; 0 turns decay off.
 	DecayAfter int
@@ -158,6 +162,9 @@ func (l *League) Init() error {
 		return err
 	}
 	if err := l.checkJoinCutoff(); err != nil {
+		return err
+	}
+	if err := l.checkCohorts(); err != nil {
 		return err
 	}
 	switch l.Operator {

@@ -512,7 +512,7 @@ func (e *Engine) OffBoards(ctx context.Context, leagueID, period string) (Period
 		o := OffBoard{Player: player, State: entry.state}
 		o.Score, _ = lv.Packing().Unpack(entry.packed)
 		if idx, known := lv.index[entry.tier]; known {
-			o.Board.Tier = lv.Ladder.Tier(idx).ID
+			o.Board.Tier, o.Board.Cohort = lv.Ladder.Tier(idx).ID, lv.cohortName(entry.tier)
 		} else {
 			o.Board.Tier, _ = e.tierID(ctx, lv, entry.tier)
 		}

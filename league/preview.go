@@ -1,6 +1,7 @@
 package league
 
 import (
+	"container/heap"
 	"context"
 	"slices"
 	"strconv"
@@ -163,7 +164,11 @@ func (e *Engine) Preview(ctx context.Context, leagueID string, req PreviewReques
 		if !known {
 			return Preview{}, fieldError("after", "%q names tier %q, which league %q does not have", excerpt.Of(req.After), c.Board.Tier, lv.ID)
 		}
-		after = cursorKey{tier: idx, board: c.Board.N, rank: c.Rank}
+		code, err := lv.boardCode(c.Board)
+		if err != nil {
+			return Preview{}, fieldError("after", "%q names cohort %q, which league %q does not have", excerpt.Of(req.After), c.Board.Cohort, lv.ID)
+		}
+		after = cursorKey{tier: idx, cohort: lv.seqOf(code), board: c.Board.N, rank: c.Rank}
 	}
 	cur, _ := e.current(lv)
 	p := cur
@@ -182,7 +187,10 @@ func (e *Engine) Preview(ctx context.Context, leagueID string, req PreviewReques
 	out := Preview{League: lv.ID, Period: p, Final: p != cur}
 	moves := map[[2]int]int{}
 	items := map[string]*ItemTotal{}
-	var last cursorKey
+	// Boards are decided in tier order, but a tier's boards a merge may
+	// join come once the tier is read (merger): the page is the Limit
+	// rows after the cursor lowest in cursor order, kept in a heap.
+	page := &rowHeap{}
 	more := false
 	counts, err := e.decide(ctx, lv, p, pop, !out.Final, func(b DecidedBoard) error {
 		for k, o := range b.Outcomes {
@@ -200,17 +208,20 @@ func (e *Engine) Preview(ctx context.Context, leagueID string, req PreviewReques
 					t.Players++ // once, should a band list an item twice
 				}
 			}
-			at := cursorKey{tier: b.Tier, board: b.ID.N, rank: k + 1} // the rank on the board
-			switch {
-			case !after.before(at):
-			case len(out.Rows) < req.Limit:
-				row := b.Row(k)
-				out.Rows = append(out.Rows, PreviewRow{Board: b.ID, Rank: row.Rank, Player: o.Player, Score: o.Score,
-					From: row.TierBefore, To: row.TierAfter, Move: moveOf(o), Rewards: o.Rewards})
-				last = at
-			default:
-				more = true // a row past the page: the page is not the last
+			at := cursorKey{tier: b.Tier, cohort: b.seq, board: b.ID.N, rank: k + 1} // the rank on the board
+			if !after.before(at) {
+				continue
 			}
+			if page.Len() == req.Limit {
+				more = true // a row past the page: the page is not the last
+				if req.Limit == 0 || !at.before(page.rows[0].key) {
+					continue
+				}
+				heap.Pop(page)
+			}
+			row := b.Row(k)
+			heap.Push(page, keyedRow{key: at, row: PreviewRow{Board: b.ID, Rank: row.Rank, Player: o.Player, Score: o.Score,
+				From: row.TierBefore, To: row.TierAfter, Move: moveOf(o), Rewards: o.Rewards}})
 		}
 		return nil
 	})
@@ -220,8 +231,18 @@ func (e *Engine) Preview(ctx context.Context, leagueID string, req PreviewReques
 	if out.Waiting, err = e.Unsettled(ctx, lv.ID); err != nil {
 		return Preview{}, err
 	}
-	if more && len(out.Rows) > 0 {
-		out.Next = &PreviewCursor{Board: BoardID{Tier: lv.Ladder.Tier(last.tier).ID, N: last.board}, Rank: last.rank}
+	slices.SortFunc(page.rows, func(a, b keyedRow) int {
+		if a.key.before(b.key) {
+			return -1
+		}
+		return 1
+	})
+	for _, r := range page.rows {
+		out.Rows = append(out.Rows, r.row)
+	}
+	if more && len(page.rows) > 0 {
+		last := page.rows[len(page.rows)-1]
+		out.Next = &PreviewCursor{Board: last.row.Board, Rank: last.key.rank}
 	}
 	out.Summary = summarize(lv, counts, moves, items)
 	return out, nil
@@ -254,7 +275,7 @@ func (e *Engine) previewed(ctx context.Context, lv *live, p Period, ended bool) 
 }
 
 // cursorKey is a row's place in decide's order: tier index, board, rank.
-type cursorKey struct{ tier, board, rank int }
+type cursorKey struct{ tier, cohort, board, rank int } // cohort: the boards' tie order (lv.seqOf)
 
 // before reports whether k comes before o; the zero-tier key {-1} comes
 // before every row.
@@ -262,10 +283,32 @@ func (k cursorKey) before(o cursorKey) bool {
 	if k.tier != o.tier {
 		return k.tier < o.tier
 	}
+	if k.cohort != o.cohort {
+		return k.cohort < o.cohort
+	}
 	if k.board != o.board {
 		return k.board < o.board
 	}
 	return k.rank < o.rank
+}
+
+// keyedRow is a preview row with its place in cursor order.
+type keyedRow struct {
+	key cursorKey
+	row PreviewRow
+}
+
+// rowHeap keeps the rows of a page, the last in cursor order on top.
+type rowHeap struct{ rows []keyedRow }
+
+func (h *rowHeap) Len() int           { return len(h.rows) }
+func (h *rowHeap) Less(i, j int) bool { return h.rows[j].key.before(h.rows[i].key) }
+func (h *rowHeap) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
+func (h *rowHeap) Push(x any)         { h.rows = append(h.rows, x.(keyedRow)) }
+func (h *rowHeap) Pop() any {
+	x := h.rows[len(h.rows)-1]
+	h.rows = h.rows[:len(h.rows)-1]
+	return x
 }
 
 // summarize adds the moves and the rewards to the settlement's counts.

@@ -46,11 +46,11 @@ func promotionRanks(lv *live) string {
 		}
 	}
 	top := 0
-	for _, c := range lv.code {
+	for c := range lv.index {
 		top = max(top, c)
 	}
 	b := make([]byte, top+1)
-	for i, c := range lv.code {
+	for c, i := range lv.index { // tier and cohort codes
 		b[c] = byte(i + 1) // a ladder has at most tiers.MaxTiers tiers
 	}
 	return string(b)
@@ -208,11 +208,13 @@ func (e *Engine) promotedOnBoards(ctx context.Context, lv *live, ladder *tiers.L
 		}
 		size := n
 		if ladder.Tier(b.Tier).MinBoardSize > 0 {
-			// the board may be decided with another (merge.go): the
-			// demotion ranks of both boards ranked together hold at most
-			// the bottom of each board as many as a board of both sizes
-			// demotes, and the other is at most a full board
-			size += lv.BoardSize
+			// the board may be decided with others (merge.go): the
+			// demotion ranks of the boards ranked together hold at most
+			// the bottom of each board as many as a board of all their
+			// sizes demotes: the board before it in its sequence (at most
+			// full), and with cohorts the shared boards' last two and
+			// every thin cohort's (each short)
+			size += lv.BoardSize * (2 + len(lv.Cohorts))
 		}
 		_, d := ladder.Counts(b.Tier, size)
 		if d = min(d, n); d == 0 {

@@ -3,6 +3,7 @@ package league
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/league-engine/league/tiers"
 )
@@ -15,13 +16,15 @@ import (
 // the board's recorded outcomes, ranked 1..n. The board is ranked again by
 // score, the recorded ranks breaking ties, except that the corrected
 // player goes last among equal scores (a zeroed cheater takes no honest
-// player's place), and settled with ladder. partner, when the board is one
-// of its tier's last two boards, is the other one: when the ladder merges
-// them (min_board_size, tiers.Ladder.MergesLast, on the boards as they are
-// after the correction) the two are decided together, as settlement does.
-// It returns every player whose outcome or reward differs, the corrected
-// player always.
-func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player string, action CorrectionAction) ([]CorrectionChange, error) {
+// player's place), and settled with ladder. others are the boards of its
+// tier a merge may decide it with (min_board_size): when the board is one
+// of its tier's (or cohort's) last two, the other one, and in a league
+// with cohorts every sequence's last two (thin cohorts fall back to the
+// shared boards: tiers/thin.go). They are decided again with it as
+// settlement decides them (tiers.Ladder.SettleTails, on the boards as they are after the
+// correction). It returns every player whose outcome or reward differs,
+// the corrected player always.
+func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, others [][]RecordedOutcome, player string, action CorrectionAction) ([]CorrectionChange, error) {
 	if len(board) == 0 {
 		return nil, Errorf(NotFound, "player %q has no board", player)
 	}
@@ -30,14 +33,14 @@ func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player str
 	if !ok {
 		return nil, Errorf(Unavailable, "the period was settled with tier %q, which this process's ladder lacks", tier)
 	}
-	for _, b := range [][]RecordedOutcome{board, partner} {
+	for _, b := range append([][]RecordedOutcome{board}, others...) {
 		for i, o := range b {
 			if o.Rank != i+1 {
 				// Ranks are 1..n as settled (and as each correction leaves
 				// them): a gap is a board pruned in part (leaguectl prune),
 				// which cannot be decided again.
 				return nil, Errorf(Conflict, "board %s holds rank %d where rank %d should be: its outcomes are no longer whole (pruned?), so it cannot be decided again",
-					BoardID{Tier: tier, N: o.Board}, o.Rank, i+1)
+					BoardID{Tier: tier, Cohort: o.Cohort, N: o.Board}, o.Rank, i+1)
 			}
 		}
 	}
@@ -55,7 +58,7 @@ func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player str
 		ranked = append(ranked, o)
 	}
 	if corrected == nil {
-		return nil, Errorf(NotFound, "player %q has no outcome on board %s", player, BoardID{Tier: tier, N: board[0].Board})
+		return nil, Errorf(NotFound, "player %q has no outcome on board %s", player, BoardID{Tier: tier, Cohort: board[0].Cohort, N: board[0].Board})
 	}
 	slices.SortStableFunc(ranked, func(a, b RecordedOutcome) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
@@ -76,24 +79,47 @@ func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player str
 			after[o.Player] = redecided{o, k + 1}
 		}
 	}
-	everyone := board
-	if mergedAfter(ladder, idx, board[0].Board, own, partner) {
-		if board[0].Board < partner[0].Board {
-			mine, theirs := ladder.SettleMerged(idx, own, standingsOf(ladder, idx, partner))
-			keep(mine)
-			keep(theirs)
-		} else {
-			theirs, mine := ladder.SettleMerged(idx, standingsOf(ladder, idx, partner), own)
-			keep(mine)
-			keep(theirs)
+	// Each sequence's boards (tie order: the shared boards, then cohorts
+	// by name), the corrected one as it is now.
+	all := append([][]RecordedOutcome{board}, others...)
+	slices.SortStableFunc(all, func(a, b []RecordedOutcome) int {
+		if len(a) == 0 || len(b) == 0 {
+			return cmp.Compare(len(b), len(a))
 		}
-		everyone = append(slices.Clone(board), partner...)
-	} else {
-		keep(ladder.Settle(idx, own))
+		return cmp.Or(strings.Compare(a[0].Cohort, b[0].Cohort), cmp.Compare(a[0].Board, b[0].Board))
+	})
+	var tails [][]tiers.SeqBoard
+	seq := -1
+	for k, b := range all {
+		if len(b) == 0 {
+			continue
+		}
+		if k == 0 || len(all[k-1]) == 0 || all[k-1][0].Cohort != b[0].Cohort {
+			seq++
+			if seq == 0 && b[0].Cohort != "" {
+				seq = 1 // no shared boards: the cohorts' are 1, 2, ...
+			}
+			tails = append(tails, nil)
+		}
+		players := standingsOf(ladder, idx, b)
+		if b[0].Cohort == board[0].Cohort && b[0].Board == board[0].Board {
+			players = own
+		}
+		tails[len(tails)-1] = append(tails[len(tails)-1], tiers.SeqBoard{Seq: seq, N: b[0].Board, Players: players})
+	}
+	decided, _ := ladder.SettleTails(idx, tails)
+	for _, outs := range decided {
+		for _, o := range outs {
+			keep(o)
+		}
+	}
+	var everyone []RecordedOutcome
+	for _, b := range all {
+		everyone = append(everyone, b...)
 	}
 	var changes []CorrectionChange
 	for _, o := range everyone {
-		c := CorrectionChange{Player: o.Player, Tier: tier, Board: o.Board, Before: sideOf(ladder, idx, o)}
+		c := CorrectionChange{Player: o.Player, Tier: tier, Cohort: o.Cohort, Board: o.Board, Before: sideOf(ladder, idx, o)}
 		if n, ok := after[o.Player]; ok {
 			c.After = CorrectedSide{Rank: n.rank, Score: n.Score, Zone: n.Zone.String(),
 				TierAfter: ladder.Tier(n.TierAfter).ID, Move: moveOf(n.Outcome), Rewards: n.Rewards}
@@ -123,22 +149,6 @@ func Redecide(ladder *tiers.Ladder, board, partner []RecordedOutcome, player str
 type redecided struct {
 	tiers.Outcome
 	rank int
-}
-
-// mergedAfter reports whether board n, whose players are own after the
-// correction, is decided with partner, the other of its tier's last two
-// boards.
-func mergedAfter(ladder *tiers.Ladder, idx, n int, own []tiers.Standing, partner []RecordedOutcome) bool {
-	if len(partner) == 0 {
-		return false
-	}
-	switch pn := partner[0].Board; pn {
-	case n - 1:
-		return ladder.MergesLast(idx, n, len(own))
-	case n + 1:
-		return ladder.MergesLast(idx, pn, len(partner))
-	}
-	return false
 }
 
 // standingsOf ranks outcomes of tier idx 1..n in their order. A player

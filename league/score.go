@@ -157,6 +157,9 @@ func (e *Engine) scoreArgs(lv *live, p, prev Period, w ScoreWrite) ([]string, []
 	}
 	if f.mins != "" {
 		args = append(args, f.mins)
+		if lv.groups != "" {
+			args = append(args, lv.groups) // cohorts: thin ones merge across codes (group_at)
+		}
 	}
 	return ks, args
 }
@@ -210,18 +213,18 @@ func (e *Engine) scoreFixedOf(lv *live, p, prev Period) *scoreFixed {
 }
 
 // minSizes is score.lua's min_board_size argument under ladder: two bytes
-// (big endian) per tier code, the tier's min_board_size; "" when no tier
-// has one, and score.lua then asks nothing about merges.
+// (big endian) per tier or cohort code, the tier's min_board_size; "" when
+// no tier has one, and score.lua then asks nothing about merges.
 func minSizes(lv *live, ladder *tiers.Ladder) string {
 	top, some := 0, false
-	for i, c := range lv.code {
+	for c, i := range lv.index {
 		top, some = max(top, c), some || ladder.Tier(i).MinBoardSize > 0
 	}
 	if !some {
 		return ""
 	}
 	b := make([]byte, 2*(top+1))
-	for i, c := range lv.code {
+	for c, i := range lv.index {
 		m := ladder.Tier(i).MinBoardSize // at most MaxBoardSize: two bytes
 		b[2*c], b[2*c+1] = byte(m>>8), byte(m)
 	}
@@ -266,7 +269,7 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 		tier := lv.Ladder.Tier(idx).ID
 		board, _ := placement(rec.n, lv.BoardSize)
 		res = ScoreResult{
-			Period: p, Tier: tier, Board: BoardID{Tier: tier, N: board},
+			Period: p, Tier: tier, Board: lv.boardID(rec.tier, board),
 			Score: reply[2].(int64), Rank: int(reply[3].(int64)), BoardSize: int(reply[4].(int64)),
 			Replayed: scripts.Status(reply[0].(int64)) == scripts.Existing,
 		}
@@ -279,12 +282,12 @@ func (e *Engine) scoreResult(ctx context.Context, lv *live, p Period, w ScoreWri
 			ladder, _ := lv.ladderAt(p.Start.Unix())
 			m, ok := mergeInReply(reply)
 			if !ok { // a replay, a held write, an approval: score.lua did not ask
-				if m, err = e.mergeOf(ctx, lv, ladder, p.Start.Unix(), idx, board, &res.Score); err != nil {
+				if m, err = e.mergeOf(ctx, lv, ladder, p.Start.Unix(), rec.tier, board, &res.Score); err != nil {
 					return res, 0, err
 				}
 			}
 			// protectResults may keep a Demote
-			res.Zone, res.MergedWith = ladder.Zone(idx, m.rank(res.Rank), m.size(res.BoardSize), res.Score), m.board(tier)
+			res.Zone, res.MergedWith = ladder.Zone(idx, m.rank(res.Rank), m.size(res.BoardSize), res.Score), m.board(lv, rec.tier, board)
 		}
 		return res, 0, nil
 	case scripts.WrongPeriod:

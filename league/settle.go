@@ -69,7 +69,7 @@ func (e *Engine) Close(ctx context.Context, leagueID string, p Period) (Populati
 }
 
 // populations reads a period's counters hash (field -> value): the players
-// of each tier. A tier code this config lacks is refused as
+// of each tier (on its shared and cohort boards). A tier code this config lacks is refused as
 // checkKnownTiers refuses it.
 func (e *Engine) populations(ctx context.Context, lv *live, p Period, counters map[string]string) (Populations, error) {
 	pop := Populations{}
@@ -86,7 +86,7 @@ func (e *Engine) populations(ctx context.Context, lv *live, p Period, counters m
 		if !known {
 			return nil, e.unknownTierIn(ctx, lv, p, code)
 		}
-		pop[idx] = n
+		pop[idx] += n // a tier's shared boards and its cohorts'
 	}
 	return pop, nil
 }
@@ -309,9 +309,13 @@ func (e *Engine) Expire(ctx context.Context, leagueID string, p Period, pop Popu
 	}
 	start := p.Start.Unix()
 	ks := []string{lv.keys.counters(start), lv.keys.claimed(start), lv.keys.moderated(start), lv.keys.promoted(start)}
-	for idx, count := range pop {
+	joined, err := e.joinedPerCode(ctx, lv, start, pop)
+	if err != nil {
+		return err
+	}
+	for code, count := range joined {
 		for n := 1; n <= (count+lv.BoardSize-1)/lv.BoardSize; n++ {
-			ks = append(ks, lv.keys.board(start, lv.code[idx], n), lv.keys.names(start, lv.code[idx], n))
+			ks = append(ks, lv.keys.board(start, code, n), lv.keys.names(start, code, n))
 		}
 	}
 	for lo := 0; lo < len(ks); lo += 1000 {

@@ -170,6 +170,7 @@ type Outcome struct {
 	Player     string
 	TierBefore string // and the tier of the board played on
 	TierAfter  string
+	Cohort     string // of the board played on; "" for the tier's shared boards (cohort.go)
 	Board      int
 	Rank       int
 	Score      int64
@@ -207,6 +208,7 @@ type HistoryEntry struct {
 	Period     time.Time // start
 	TierBefore string
 	TierAfter  string
+	Cohort     string // of the board played on; "" for the tier's shared boards
 	Board      int
 	Rank       int
 	Score      int64

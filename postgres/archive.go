@@ -45,8 +45,9 @@ const archivedFrom = ` FROM outcomes o
 	LEFT JOIN reward_claims c ON r.player IS NOT NULL AND c.league = o.league AND c.period_start = o.period_start AND c.player = o.player`
 
 // archivedOrder is the order of a period's rows: the ladder's order ($3,
-// the tiers as the settlement recorded them), then board and rank.
-const archivedOrder = `coalesce(array_position($3::text[], o.tier_before), 0), o.tier_before, o.board, o.rank`
+// the tiers as the settlement recorded them), then cohort (the shared
+// boards first), board and rank.
+const archivedOrder = `coalesce(array_position($3::text[], o.tier_before), 0), o.tier_before, coalesce(o.cohort, '') COLLATE "C", o.board, o.rank`
 
 // ArchivedBoard reads a board of a settled period from the period's
 // outcomes. No index leads with the board (settlement would pay for it on
@@ -59,7 +60,8 @@ func (s *Store) ArchivedBoard(ctx context.Context, leagueID string, period time.
 	}
 	rows, _ := s.pool.Query(ctx, `SELECT `+archivedColumns+archivedFrom+`
 		WHERE o.league = $1 AND o.period_start = $2 AND o.tier_before = $3 AND o.board = $4
-		ORDER BY o.rank`, leagueID, period, id.Tier, id.N)
+			AND coalesce(o.cohort, '') = $5
+		ORDER BY o.rank`, leagueID, period, id.Tier, id.N, id.Cohort)
 	var (
 		entries []league.ArchivedEntry
 		sc      archivedScan
@@ -99,7 +101,7 @@ func (s *Store) EachArchived(ctx context.Context, leagueID string, period time.T
 			leagueID, period).Scan(&total); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `DECLARE archived NO SCROLL CURSOR FOR SELECT o.tier_before, o.board, `+archivedColumns+archivedFrom+`
+		_, err := tx.Exec(ctx, `DECLARE archived NO SCROLL CURSOR FOR SELECT o.tier_before, coalesce(o.cohort, ''), o.board, `+archivedColumns+archivedFrom+`
 			WHERE o.league = $1 AND o.period_start = $2
 			ORDER BY `+archivedOrder, leagueID, period, ladder)
 		if err != nil {
@@ -109,7 +111,7 @@ func (s *Store) EachArchived(ctx context.Context, leagueID string, period time.T
 			board league.BoardID
 			sc    archivedScan
 		)
-		dest := append([]any{&board.Tier, &board.N}, sc.dest()...)
+		dest := append([]any{&board.Tier, &board.Cohort, &board.N}, sc.dest()...)
 		for {
 			rows, _ := tx.Query(ctx, fmt.Sprintf(`FETCH %d FROM archived`, archiveFetch))
 			n := 0
@@ -143,10 +145,10 @@ func (s *Store) ArchivedOutcomes(ctx context.Context, leagueID string, period ti
 		args  = []any{leagueID, period, ladder, limit}
 	)
 	if after != nil {
-		where = ` AND (` + archivedOrder + `) > (coalesce(array_position($3::text[], $5::text), 0), $5::text, $6, $7)`
-		args = append(args, after.Board.Tier, after.Board.N, after.Rank)
+		where = ` AND (` + archivedOrder + `) > (coalesce(array_position($3::text[], $5::text), 0), $5::text, $8::text COLLATE "C", $6, $7)`
+		args = append(args, after.Board.Tier, after.Board.N, after.Rank, after.Board.Cohort)
 	}
-	rows, _ := s.pool.Query(ctx, `SELECT o.tier_before, o.board, `+archivedColumns+archivedFrom+`
+	rows, _ := s.pool.Query(ctx, `SELECT o.tier_before, coalesce(o.cohort, ''), o.board, `+archivedColumns+archivedFrom+`
 		WHERE o.league = $1 AND o.period_start = $2`+where+`
 		ORDER BY `+archivedOrder+` LIMIT $4`, args...)
 	var (
@@ -154,7 +156,7 @@ func (s *Store) ArchivedOutcomes(ctx context.Context, leagueID string, period ti
 		board league.BoardID
 		sc    archivedScan
 	)
-	_, err = pgx.ForEachRow(rows, append([]any{&board.Tier, &board.N}, sc.dest()...), func() error {
+	_, err = pgx.ForEachRow(rows, append([]any{&board.Tier, &board.Cohort, &board.N}, sc.dest()...), func() error {
 		out = append(out, league.ArchivedRow{Board: board, ArchivedEntry: sc.entry()})
 		return nil
 	})

@@ -27,7 +27,7 @@ const correctionColumns = `id, league, period_start, player, action, reason, act
 // player's board, unless c is recorded already (then it returns the
 // recorded one, fresh false).
 func (s *Store) WriteCorrection(ctx context.Context, c league.Correction,
-	decide func(board, partner []league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
+	decide func(board []league.RecordedOutcome, others [][]league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
 	switch {
 	case c.League == "":
 		return c, false, invalid("league", "must not be empty")
@@ -58,11 +58,11 @@ func (s *Store) WriteCorrection(ctx context.Context, c league.Correction,
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		board, partner, err := correctedBoards(ctx, tx, c)
+		board, others, err := correctedBoards(ctx, tx, c)
 		if err != nil {
 			return err
 		}
-		changes, err := decide(board, partner)
+		changes, err := decide(board, others)
 		if err != nil {
 			return err
 		}
@@ -77,16 +77,18 @@ func (s *Store) WriteCorrection(ctx context.Context, c league.Correction,
 }
 
 // correctedBoards reads the board the corrected player played in the
-// period, in rank order, with each player's reward and its claim; and,
-// when that board is one of its tier's last two boards with outcomes, the
-// other one (a merge may join them: min_board_size), else nil.
-func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board, partner []league.RecordedOutcome, err error) {
-	var tier string
-	var n, last int
-	err = tx.QueryRow(ctx, `SELECT o.tier_before, o.board, (SELECT max(board) FROM outcomes x
-			WHERE x.league = o.league AND x.period_start = o.period_start AND x.tier_before = o.tier_before)
+// period, in rank order, with each player's reward and its claim; and the
+// boards of its tier a merge may decide it with (min_board_size): the
+// other of its sequence's last two boards with outcomes (its tier's shared
+// boards', or its cohort's) when it is one of them, and in a league with
+// cohorts every other sequence's last two (thin cohorts fall back to the
+// shared boards: tiers/thin.go).
+func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board []league.RecordedOutcome, others [][]league.RecordedOutcome, err error) {
+	var tier, cohort string
+	var n int
+	err = tx.QueryRow(ctx, `SELECT o.tier_before, coalesce(o.cohort, ''), o.board
 		FROM outcomes o WHERE o.league = $1 AND o.period_start = $2 AND o.player = $3`,
-		c.League, c.Period, c.Player).Scan(&tier, &n, &last)
+		c.League, c.Period, c.Player).Scan(&tier, &cohort, &n)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil, league.Errorf(league.NotFound, "player %q has no outcome in league %q period %s (unknown, or not on its boards)",
 			c.Player, c.League, periodID(c.Period))
@@ -94,31 +96,47 @@ func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board
 	if err != nil {
 		return nil, nil, err
 	}
-	if board, err = recordedBoard(ctx, tx, c, tier, n); err != nil {
+	if board, err = recordedBoard(ctx, tx, c, tier, cohort, n); err != nil {
 		return nil, nil, err
 	}
-	other := 0
-	switch {
-	case n == last && n > 1:
-		other = n - 1
-	case n == last-1:
-		other = last
+	// The last board of each sequence of the tier: the tier's shared boards,
+	// and each cohort's (none in a league without cohorts).
+	rows, _ := tx.Query(ctx, `SELECT coalesce(cohort, ''), max(board) FROM outcomes
+		WHERE league = $1 AND period_start = $2 AND tier_before = $3 GROUP BY 1`, c.League, c.Period, tier)
+	lasts := map[string]int{}
+	var seq string
+	var last int
+	if _, err := pgx.ForEachRow(rows, []any{&seq, &last}, func() error { lasts[seq] = last; return nil }); err != nil {
+		return nil, nil, err
 	}
-	if other > 0 {
-		partner, err = recordedBoard(ctx, tx, c, tier, other)
+	for seq, last := range lasts {
+		for _, m := range []int{last - 1, last} {
+			mine := seq == cohort
+			if m < 1 || mine && m == n || mine && n < last-1 || !mine && len(lasts) == 1 {
+				continue // the board itself; a board not among its own sequence's last two merges with none
+			}
+			b, err := recordedBoard(ctx, tx, c, tier, seq, m)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(b) > 0 {
+				others = append(others, b)
+			}
+		}
 	}
-	return board, partner, err
+	return board, others, nil
 }
 
-// recordedBoard reads board n of tier in c's period, in rank order, with
-// each player's reward and its claim.
-func recordedBoard(ctx context.Context, tx pgx.Tx, c league.Correction, tier string, n int) ([]league.RecordedOutcome, error) {
+// recordedBoard reads board n of tier's boards of cohort (shared: "") in
+// c's period, in rank order, with each player's reward and its claim.
+func recordedBoard(ctx context.Context, tx pgx.Tx, c league.Correction, tier, cohort string, n int) ([]league.RecordedOutcome, error) {
 	rows, _ := tx.Query(ctx, `SELECT o.player, o.tier_after, o.rank, o.score, coalesce(o.zone, ''), r.rank, r.items, c.player IS NOT NULL
 		FROM outcomes o
 		LEFT JOIN rewards r ON r.league = o.league AND r.period_start = o.period_start AND r.player = o.player
 		LEFT JOIN reward_claims c ON c.league = o.league AND c.period_start = o.period_start AND c.player = o.player
 		WHERE o.league = $1 AND o.period_start = $2 AND o.tier_before = $3 AND o.board = $4
-		ORDER BY o.rank`, c.League, c.Period, tier, n)
+			AND coalesce(o.cohort, '') = $5
+		ORDER BY o.rank`, c.League, c.Period, tier, n, cohort)
 	var (
 		board      []league.RecordedOutcome
 		o          league.RecordedOutcome
@@ -128,7 +146,7 @@ func recordedBoard(ctx context.Context, tx pgx.Tx, c league.Correction, tier str
 	)
 	_, err := pgx.ForEachRow(rows, []any{&o.Player, &o.TierAfter, &o.Rank, &o.Score, &zone, &rewardRank, &items, &o.Claimed}, func() error {
 		r := o
-		r.TierBefore, r.Board, r.Zone = tier, n, zoneOf(zone)
+		r.TierBefore, r.Cohort, r.Board, r.Zone = tier, cohort, n, zoneOf(zone)
 		if rewardRank != nil {
 			r.Reward = &league.EarnedReward{Player: o.Player, Tier: tier, Rank: *rewardRank, Items: items}
 		}

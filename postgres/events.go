@@ -79,7 +79,7 @@ func writeSettlementEvents(ctx context.Context, tx pgx.Tx, set league.Settlement
 	leagueField, periodField, atField := encodeText(set.League), encodeTimestamptz(set.Period), encodeTimestamptz(now)
 	promoted, demoted, stayed := encodeText(string(events.PlayerPromoted)), encodeText(string(events.PlayerDemoted)), encodeText(string(events.PlayerStayed))
 	err = copyIn(ctx, tx, "events",
-		[]string{"id", "type", "league", "period_start", "player", "at", "tier_before", "tier_after", "board", "rank", "score"},
+		[]string{"id", "type", "league", "period_start", "player", "at", "tier_before", "tier_after", "board", "rank", "score", "cohort"},
 		len(outcomes), func(b []byte, i int) []byte {
 			o := &outcomes[order[i]]
 			t := stayed
@@ -90,11 +90,12 @@ func writeSettlementEvents(ctx context.Context, tx pgx.Tx, set league.Settlement
 				t = demoted
 			}
 			next++
-			b = appendInt8(appendFields(b, 11), next)
+			b = appendInt8(appendFields(b, 12), next)
 			b = append(append(append(b, t...), leagueField...), periodField...)
 			b = append(appendText(b, o.Player), atField...)
 			b = appendText(appendText(b, o.TierBefore), o.TierAfter)
-			return appendInt8(appendInt4(appendInt4(b, o.Board), o.Rank), o.Score)
+			b = appendInt8(appendInt4(appendInt4(b, o.Board), o.Rank), o.Score)
+			return appendTextOrNull(b, o.Cohort) // migration 0012: NULL for a tier's shared boards
 		})
 	if err != nil {
 		return err
@@ -162,8 +163,8 @@ func claimEvents(ctx context.Context, tx pgx.Tx, claims []league.Claim, at []tim
 }
 
 const (
-	eventColumns    = `id, type, league, period_start, player, at, tier_before, tier_after, board, rank, score, data`
-	eventColumnsOfE = `e.id, e.type, e.league, e.period_start, e.player, e.at, e.tier_before, e.tier_after, e.board, e.rank, e.score, e.data`
+	eventColumns    = `id, type, league, period_start, player, at, tier_before, tier_after, board, rank, score, data, cohort`
+	eventColumnsOfE = `e.id, e.type, e.league, e.period_start, e.player, e.at, e.tier_before, e.tier_after, e.board, e.rank, e.score, e.data, e.cohort`
 )
 
 // Events returns up to limit events with ids above after, in id order; of
@@ -192,9 +193,10 @@ func scanEvent(row pgx.Row, more ...any) (events.Event, error) {
 		board, rank       *int
 		score             *int64
 		data              []byte
+		cohort            *string
 		period, writtenAt time.Time
 	)
-	dest := append([]any{&e.ID, &typ, &e.League, &period, &player, &writtenAt, &before, &after, &board, &rank, &score, &data}, more...)
+	dest := append([]any{&e.ID, &typ, &e.League, &period, &player, &writtenAt, &before, &after, &board, &rank, &score, &data, &cohort}, more...)
 	if err := row.Scan(dest...); err != nil {
 		return e, err
 	}
@@ -203,8 +205,11 @@ func scanEvent(row pgx.Row, more ...any) (events.Event, error) {
 		e.Player = *player
 	}
 	if before != nil && after != nil && board != nil && rank != nil && score != nil {
-		js, err := json.Marshal(events.OutcomeData{From: *before, To: *after,
-			Board: league.BoardID{Tier: *before, N: *board}.String(), Rank: *rank, Score: *score})
+		id := league.BoardID{Tier: *before, N: *board}
+		if cohort != nil {
+			id.Cohort = *cohort // the board of a cohort (league/cohort.go)
+		}
+		js, err := json.Marshal(events.OutcomeData{From: *before, To: *after, Board: id.String(), Rank: *rank, Score: *score})
 		if err != nil {
 			return e, err
 		}

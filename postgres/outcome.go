@@ -51,14 +51,15 @@ func (s *Store) WriteOutcomes(ctx context.Context, set league.Settlement, outcom
 		// zone, name and avatar (migration 0007) are what the board showed,
 		// for reading it back once Redis has let it expire (archive.go).
 		err = copyIn(ctx, tx, "outcomes",
-			[]string{"league", "period_start", "player", "tier_before", "tier_after", "board", "rank", "score", "zone", "name", "avatar"},
+			[]string{"league", "period_start", "player", "tier_before", "tier_after", "board", "rank", "score", "zone", "name", "avatar", "cohort"},
 			len(outcomes), func(b []byte, i int) []byte {
 				o := &outcomes[order[i]]
-				b = appendFields(b, 11)
+				b = appendFields(b, 12)
 				b = append(append(b, leagueField...), periodField...)
 				b = appendText(appendText(appendText(b, o.Player), o.TierBefore), o.TierAfter)
 				b = appendInt8(appendInt4(appendInt4(b, o.Board), o.Rank), o.Score)
-				return appendTextOrNull(appendTextOrNull(append(b, zoneFields[o.Zone]...), o.Name), o.Avatar)
+				b = appendTextOrNull(appendTextOrNull(append(b, zoneFields[o.Zone]...), o.Name), o.Avatar)
+				return appendTextOrNull(b, o.Cohort) // migration 0012: NULL for a tier's shared boards
 			})
 		if err != nil {
 			return err

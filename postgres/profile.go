@@ -23,7 +23,7 @@ func (s *Store) Profile(ctx context.Context, leagueID, player string, limit int)
 	// rows as the limit, whatever the number of periods settled. A claim
 	// counts once its reward is written: until then there is nothing
 	// settled it could have delivered.
-	b.Queue(`SELECT o.period_start, o.tier_before, o.tier_after, o.board, o.rank, o.score, r.items,
+	b.Queue(`SELECT o.period_start, o.tier_before, o.tier_after, coalesce(o.cohort, ''), o.board, o.rank, o.score, r.items,
 			CASE WHEN r.player IS NOT NULL THEN c.claimed_at END
 		FROM outcomes o
 		LEFT JOIN rewards r ON r.league = o.league AND r.period_start = o.period_start AND r.player = o.player
@@ -39,7 +39,7 @@ func (s *Store) Profile(ctx context.Context, leagueID, player string, limit int)
 				claimed *time.Time
 				items   []tiers.Item
 			)
-			err := r.Scan(&period, &h.TierBefore, &h.TierAfter, &h.Board, &h.Rank, &h.Score, &items, &claimed)
+			err := r.Scan(&period, &h.TierBefore, &h.TierAfter, &h.Cohort, &h.Board, &h.Rank, &h.Score, &items, &claimed)
 			h.Period, h.Rewards, h.ClaimedAt = period.UTC(), items, utc(claimed)
 			return h, err
 		})

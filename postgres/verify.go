@@ -33,7 +33,7 @@ func (s *Store) EachRecordedBoard(ctx context.Context, leagueID string, period t
 	)
 	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `DECLARE recorded NO SCROLL CURSOR FOR
-			SELECT o.tier_before, o.board, o.rank, o.player, o.score, coalesce(o.zone, ''), o.tier_after, r.tier, r.rank, r.items
+			SELECT o.tier_before, coalesce(o.cohort, ''), o.board, o.rank, o.player, o.score, coalesce(o.zone, ''), o.tier_after, r.tier, r.rank, r.items
 			FROM outcomes o LEFT JOIN rewards r ON r.league = o.league AND r.period_start = o.period_start AND r.player = o.player
 			WHERE o.league = $1 AND o.period_start = $2
 			ORDER BY `+archivedOrder+`, o.player`, leagueID, period, ladderOf(st))
@@ -48,7 +48,7 @@ func (s *Store) EachRecordedBoard(ctx context.Context, leagueID string, period t
 			rewardRank *int
 			items      []tiers.Item
 		)
-		dest := []any{&o.TierBefore, &o.Board, &o.Rank, &o.Player, &o.Score, &zone, &o.TierAfter, &rewardTier, &rewardRank, &items}
+		dest := []any{&o.TierBefore, &o.Cohort, &o.Board, &o.Rank, &o.Player, &o.Score, &zone, &o.TierAfter, &rewardTier, &rewardRank, &items}
 		flush := func() error {
 			if len(b.Outcomes) == 0 {
 				return nil
@@ -62,7 +62,7 @@ func (s *Store) EachRecordedBoard(ctx context.Context, leagueID string, period t
 			n := 0
 			_, err := pgx.ForEachRow(rows, dest, func() error {
 				n++
-				if id := (league.BoardID{Tier: o.TierBefore, N: o.Board}); id != b.ID {
+				if id := (league.BoardID{Tier: o.TierBefore, Cohort: o.Cohort, N: o.Board}); id != b.ID {
 					if err := flush(); err != nil {
 						return err
 					}

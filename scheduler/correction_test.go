@@ -1,7 +1,9 @@
 package scheduler_test
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -216,11 +218,11 @@ func correctRemove(t *testing.T, killAt string) {
 type killedCorrection struct{ *postgres.Store }
 
 func (k killedCorrection) WriteCorrection(ctx context.Context, c league.Correction,
-	decide func(board, partner []league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
+	decide func(board []league.RecordedOutcome, others [][]league.RecordedOutcome) ([]league.CorrectionChange, error)) (league.Correction, bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	return k.Store.WriteCorrection(ctx, c, func(b, p []league.RecordedOutcome) ([]league.CorrectionChange, error) {
-		changes, err := decide(b, p)
+	return k.Store.WriteCorrection(ctx, c, func(b []league.RecordedOutcome, o [][]league.RecordedOutcome) ([]league.CorrectionChange, error) {
+		changes, err := decide(b, o)
 		cancel()
 		return changes, err
 	})
@@ -408,4 +410,125 @@ func TestMergedBoardsVerifiedAndCorrected(t *testing.T) {
 		t.Fatalf("promoted after the correction: %s, want p10 and p11", got)
 	}
 	verify("corrected")
+}
+
+// TestCohortBoardsVerifiedAndCorrected: the shared boards and the boards
+// of cohort core each hold 13 players (10 and a short 3, merged: min_board_size
+// 5). Settlement decides each cohort's boards apart and writes each
+// outcome's cohort; verify re-decides the same from Postgres; removing
+// core's top scorer decides core's two boards again and leaves the shared
+// boards' as they were.
+func TestCohortBoardsVerifiedAndCorrected(t *testing.T) {
+	cohortBoardsVerifiedAndCorrected(t, false)
+}
+
+// TestThinCohortVerified: as TestCohortBoardsVerifiedAndCorrected, with a
+// third cohort, tiny, of 3 players: too thin for min_board_size 5, it is
+// decided with the shared boards' two last (10 and 3, merged), 16 ranked
+// together, 20% of them promoted (3). Verify finds what settlement wrote;
+// removing a shared board's best player re-decides the whole group, and
+// the corrected period verifies too.
+func TestThinCohortVerified(t *testing.T) {
+	cohortBoardsVerifiedAndCorrected(t, true)
+}
+
+func cohortBoardsVerifiedAndCorrected(t *testing.T, withThin bool) {
+	f := newFixture(t, stores[len(stores)-1], 10)
+	ts := ladder(t).Tiers()
+	for i := range ts {
+		ts[i].MinBoardSize = 5
+	}
+	merging, err := tiers.NewLadder(ts)
+	testsvc.Must(t, err, "NewLadder")
+	f.league.Ladder, f.league.Cohorts = merging, []string{"core", "tiny"}
+	testsvc.Must(t, f.league.Init(), "Init")
+	f.engine = f.open()
+	pg := f.store.(*postgres.Store)
+	week := f.period()
+	cohorts, boards := []string{"", "core"}, 4
+	if withThin {
+		cohorts, boards = append(cohorts, "tiny"), 5
+	}
+	for _, c := range cohorts {
+		n := 13
+		if c == "tiny" {
+			n = 3 // scores 10, 11, 12: tiny02 ties s02 and core02, ranked after s02
+		}
+		for i := 0; i < n; i++ { // board 1: x00-x09; board 2: x10-x12, x12 the best of all
+			id := fmt.Sprintf("%s%02d", cmp.Or(c, "s"), i)
+			_, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id, Cohort: c})
+			testsvc.Must(t, err, "Join")
+			_, err = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: id, Value: int64(10 + i)})
+			testsvc.Must(t, err, "Score")
+		}
+	}
+	f.clock.After(week.End)
+	f.settleNow(f.scheduler())
+
+	verify := func(when string, outcomes int) {
+		t.Helper()
+		st, err := pg.Settlement(f.ctx, "weekly", week.Start)
+		testsvc.Must(t, err, "Settlement")
+		ld, _, err := league.VerifyLadder(st, f.league.Ladder)
+		testsvc.Must(t, err, "VerifyLadder")
+		v := league.NewVerification(ld)
+		stray, err := pg.EachRecordedBoard(f.ctx, "weekly", week.Start, func(b league.RecordedBoard) error { v.Board(b); return nil })
+		testsvc.Must(t, err, "EachRecordedBoard")
+		for _, r := range stray {
+			v.Stray(r)
+		}
+		v.Counts(st.Tiers)
+		if len(v.Differences) != 0 || v.Outcomes != outcomes || v.Boards != boards {
+			t.Fatalf("%s: verify re-decided %d outcomes on %d boards and found %+v", when, v.Outcomes, v.Boards, v.Differences)
+		}
+	}
+	promoted := func() string {
+		t.Helper()
+		var s string
+		err := pg.Pool().QueryRow(f.ctx, `SELECT coalesce(string_agg(player || '@' || coalesce(cohort, '-') || board || ':' || rank, ' ' ORDER BY player), '')
+			FROM outcomes WHERE league = 'weekly' AND period_start = $1 AND tier_after = 'silver'`, week.Start).Scan(&s)
+		testsvc.Must(t, err, "promoted")
+		return s
+	}
+	want, players := "core11@core2:2 core12@core2:1 s11@-2:2 s12@-2:1", 26
+	if withThin {
+		// the shared boards' 13 and tiny's 3 ranked together: s12, s11, s10
+		want, players = "core11@core2:2 core12@core2:1 s10@-2:3 s11@-2:2 s12@-2:1", 29
+	}
+	if got := promoted(); got != want {
+		t.Fatalf("promoted: %s, want %s", got, want)
+	}
+	verify("settled", players)
+	// The outcome events name each board, a cohort's with its cohort.
+	evs, err := pg.Events(f.ctx, 0, 1000, []string{"weekly"})
+	testsvc.Must(t, err, "Events")
+	boardOf := map[string]string{}
+	for _, e := range evs {
+		var d struct{ Board string }
+		if json.Unmarshal(e.Data, &d) == nil && e.Player != "" && d.Board != "" {
+			boardOf[e.Player] = d.Board
+		}
+	}
+	if boardOf["core12"] != "bronze.core-2" || boardOf["s00"] != "bronze-1" || withThin && boardOf["tiny00"] != "bronze.tiny-1" {
+		t.Fatalf("events name boards %v", boardOf)
+	}
+	if withThin {
+		// Removing s12 leaves 15 in the group: s11, s10 and s09 (board 1's
+		// best) promoted; core's boards are decided apart, unchanged.
+		_, err = f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "s12",
+			Action: league.CorrectRemove, Reason: "alt account", Actor: "ops"})
+		testsvc.Must(t, err, "Correct")
+		if got := promoted(); got != "core11@core2:2 core12@core2:1 s09@-1:1 s10@-2:2 s11@-2:1" {
+			t.Fatalf("promoted after the correction: %s, want s09, s10 and s11 and core's unchanged", got)
+		}
+		verify("corrected", players-1)
+		return
+	}
+	_, err = f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "core12",
+		Action: league.CorrectRemove, Reason: "alt account", Actor: "ops"})
+	testsvc.Must(t, err, "Correct")
+	if got := promoted(); got != "core10@core2:2 core11@core2:1 s11@-2:2 s12@-2:1" {
+		t.Fatalf("promoted after the correction: %s, want core10 and core11, the shared boards' unchanged", got)
+	}
+	verify("corrected", players-1)
 }

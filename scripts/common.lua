@@ -116,6 +116,133 @@ local function merge_at(prefix, s, t, n, ck, size, min, low, above, joins)
   return {partner, card(partner), card(n), ahead}
 end
 
+--- group_at
+-- group_at(prefix, s, t, n, ck, size, min, low, above, seqs): merge_at for a
+-- tier with cohorts (league/cohort.go, tiers/thin.go). seqs holds the codes
+-- of the tier's boards, one byte each, in tie order: its shared boards'
+-- first, then its cohorts'. A sequence's short last board merges with the
+-- board before it, as merge_at says; a cohort whose last board holding
+-- players is its first, holding fewer than min, is thin, and is decided with
+-- the shared boards' last decision (their last board, with the one before it
+-- when those merge) and every other thin cohort, as one board. Returns nil
+-- when board n of code t is decided alone, else {partner, others' players,
+-- own players, ahead, then the code and number of every board of the group
+-- in tie order, this one included}: partner the first other board's number,
+-- ahead as merge_at's, counted on each other board (those at or above low
+-- on a board before this one in tie order, at or above above after it).
+-- Uses board_key and here.
+local function group_at(prefix, s, t, n, ck, size, min, low, above, seqs)
+  local function card(c, b)
+    local bk = board_key(prefix, s, c, b)
+    here(bk, ck)
+    return redis.call('ZCARD', bk)
+  end
+  -- the last board of code c's boards holding players (0: none), and its players
+  local function tail(c, joined)
+    local last = math.ceil(tonumber(joined or '0') / size)
+    local sz = 0
+    while last > 0 do
+      sz = card(c, last)
+      if sz > 0 then break end
+      last = last - 1
+    end
+    return last, sz
+  end
+  local codes, own = {}, 0
+  for i = 1, #seqs do
+    codes[i] = string.byte(seqs, i)
+    if codes[i] == t then
+      own = i
+    end
+  end
+  local joined = redis.call('HMGET', ck, unpack(codes))
+  -- The board's own sequence first: most boards are not among its last
+  -- two, and most cohorts are not thin.
+  local last, sz = tail(t, joined[own])
+  if n < last - 1 or n > last then
+    return nil
+  end
+  local merged = last >= 2 and sz < min
+  local group
+  if own > 1 and last >= 2 then
+    -- a cohort of more than one board: only its own last two may merge
+    if merged then
+      group = {{t, last - 1}, {t, last}}
+    end
+  elseif own > 1 and sz >= min then
+    return nil -- a cohort's only board, full enough
+  elseif own == 1 and n == last - 1 and not merged then
+    return nil -- the shared boards' last but one, not merged with the last
+  else
+    -- a thin cohort's board, or the shared boards' last decision: with every
+    -- thin cohort of the tier
+    local fallback = {}
+    for i, c in ipairs(codes) do
+      local l, z = last, sz
+      if i ~= own then
+        l, z = tail(c, joined[i])
+      end
+      if l > 0 then
+        if i == 1 then
+          if l >= 2 and z < min then
+            table.insert(fallback, {c, l - 1})
+          end
+          table.insert(fallback, {c, l})
+        elseif l == 1 and z < min then
+          table.insert(fallback, {c, 1}) -- thin: falls back to the shared boards
+        end
+      end
+    end
+    if #fallback > 1 then
+      group = fallback
+    end
+  end
+  if not group then
+    return nil
+  end
+  local out = {0, 0, 0, 0}
+  local before = true -- the boards before this one in tie order
+  for _, b in ipairs(group) do
+    table.insert(out, b[1])
+    table.insert(out, b[2])
+    if b[1] == t and b[2] == n then
+      before = false
+      out[3] = card(t, n)
+    else
+      if out[1] == 0 then
+        out[1] = b[2]
+      end
+      out[2] = out[2] + card(b[1], b[2])
+      if low ~= '' then
+        local from = above
+        if before then
+          from = low
+        end
+        out[4] = out[4] + redis.call('ZCOUNT', board_key(prefix, s, b[1], b[2]), from, '+inf')
+      end
+    end
+  end
+  return out
+end
+
+--- seqs_of
+-- seqs_of(groups, t): the codes of the boards of tier code t's tier in tie
+-- order, from groups (each tier's codes, one byte each, a 255 byte after
+-- each tier's): '' when t is in none.
+local function seqs_of(groups, t)
+  local from = 1
+  for i = 1, #groups do
+    local c = string.byte(groups, i)
+    if c == 255 then
+      from = i + 1
+    elseif c == t then
+      local to = string.find(groups, '\255', i, true) or (#groups + 1)
+      return string.sub(groups, from, to - 1)
+    end
+  end
+  return ''
+end
+
 --- int
 -- Scores reach 2^53, past what %.14g prints exactly; %.0f prints them all.
 local function int(x)

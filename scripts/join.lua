@@ -41,12 +41,18 @@
 -- ARGV[25] -> with KEYS[10]: one byte per tier code, its ladder position + 1 (0: unknown):
 --             a join placing the player above the tier of the period they last played
 --             adds them to KEYS[10]
+-- ARGV[26] -> with cohorts (league/cohort.go; ARGV[25] is then '' when no tier protects):
+--             one byte per code, the tier code of the code's boards (a cohort's code ->
+--             its tier's; 255 for a code the caller lacks): the tier a record played in
+-- ARGV[27] -> with ARGV[26]: one byte per tier code, the code of its boards of the join's
+--             cohort (its own code for the shared boards): where the join places the player
 --
 -- Also writes keys of the league's hash tag it finds from the above: Q's board and
 -- names, and with ARGV[14] the counters of the record's period ('ladder', 'closed').
 --
 -- Returns one of
---   {0, tier, n, rewards}  joined now: tier code, join number, rewards delivered
+--   {0, code, n, rewards}  joined now: the code of the boards (tier, or tier and cohort),
+--                          join number on them, rewards delivered
 --                          ('' or lines of '<earned start>|<items JSON>')
 --   {1, tier, n, rewards}  joined earlier this period: the first placement and rewards
 --   {2, now}               Q is not the period at Redis's now (ms): recompute and retry
@@ -156,7 +162,13 @@ else
   local settled = tonumber(meta[2] or '0')
   local played_last = (s == tonumber(ARGV[12]))
   if (nx ~= NO_TIER or settled >= s) and (played_last or ARGV[13] == '0') then
-    if nx ~= NO_TIER then tier = nx else tier = t end
+    if nx ~= NO_TIER then
+      tier = nx
+    else
+      -- a cohort's code: its tier's (NO_TIER: a code this config lacks)
+      local b = ARGV[26] and string.byte(ARGV[26], t + 1)
+      if b and b ~= NO_TIER then tier = b else tier = t end
+    end
   else
     local bk, ck = board_key(prefix, s, t, math.ceil(n / size)), counters_key(prefix, s)
     here(bk, ck, KEYS[2])
@@ -174,7 +186,13 @@ else
   end
 end
 
-local joined = tonumber(redis.call('HGET', KEYS[1], tier) or '0')
+-- The boards of the join's cohort in the tier decided (cohorts: one code
+-- each, counted and keyed as a tier's own boards are).
+local place = tier
+if ARGV[27] and ARGV[27] ~= '' then
+  place = string.byte(ARGV[27], tier + 1) or tier
+end
+local joined = tonumber(redis.call('HGET', KEYS[1], place) or '0')
 if joined >= 16777215 then
   return {9}
 end
@@ -183,7 +201,7 @@ end
 -- migrates the league's slot the script fails here, with nothing written,
 -- not halfway through the join.
 local board = math.ceil((joined + 1) / size)
-local bk, nk = board_key(prefix, qs, tier, board), names_key(prefix, qs, tier, board)
+local bk, nk = board_key(prefix, qs, place, board), names_key(prefix, qs, place, board)
 here(bk, nk, KEYS[1])
 if decided_in then
   redis.call('HSET', decided_in, 'ladder', ARGV[19])
@@ -212,7 +230,7 @@ if ARGV[16] ~= '' and tonumber(ARGV[16]) > w_start then
   redis.call('HSET', KEYS[3], player, ARGV[16] .. '|c|' .. qs)
 end
 
-local n = redis.call('HINCRBY', KEYS[1], tier, 1)
+local n = redis.call('HINCRBY', KEYS[1], place, 1)
 if n == 1 then
   -- The first join of each tier; the period's first of all records the
   -- score operator its writes use, whichever replica serves them.
@@ -230,7 +248,7 @@ local slot = n - (board - 1) * size -- n is joined + 1: the board touched above
 local packed = tie_bits(math.max(now, qs * 1000), qe, tonumber(ARGV[10]), tonumber(ARGV[9]), tonumber(ARGV[8]), size, slot)
 redis.call('ZADD', bk, packed, player)
 redis.call('HSET', nk, player, profile)
-redis.call('HSET', KEYS[2], player, rec_encode(qs, tier, n, NO_TIER))
+redis.call('HSET', KEYS[2], player, rec_encode(qs, place, n, NO_TIER))
 if KEYS[10] and rec then
   -- Promotion protection (league/protect.go): the live zones and settlement
   -- of Q ask KEYS[10] who was promoted into their tier of Q.
@@ -256,4 +274,4 @@ if #delivered > 0 then
     redis.call('XADD', KEYS[7], '*', 'player', player, 'earned', e, 'period', qs, 'at', now, 'items', items)
   end
 end
-return {0, tier, n, rewards}
+return {0, place, n, rewards}

@@ -36,13 +36,18 @@
 --             and the key's write limits ('write') and the player's gain limits ('gain')
 -- ARGV[25 + 4r] -> with min_board_size (tiers/merge.go), two bytes (big endian) per tier code:
 --             its min_board_size, 0 for none; absent when no tier has one
+-- ARGV[26 + 4r] -> with ARGV[25 + 4r] in a league with cohorts: each tier's board codes in tie
+--             order (shared boards first, then its cohorts'), a 255 byte after each tier's
+--             (common.lua's seqs_of, group_at)
 --
 -- Returns one of
 --   {0, record, score, rank, size}  written (or unchanged): the player's 9-byte record
 --                        (period, tier, join number), score, 1-based rank and board size
 --                        (rank and size 0 with ARGV[23]); for a ranked write in a tier with
 --                        min_board_size, then {partner, partner size, own size, ahead}
---                        (common.lua's merge_at; all 0 when the board is decided alone)
+--                        (common.lua's merge_at; all 0 when the board is decided alone), and in
+--                        a tier with cohorts then the code and number of each board of its
+--                        merge in tie order (group_at)
 --   {1, record, score, rank, size}  a retry: the first write's result, unchanged (rank and size
 --                        0 when the first write asked for none, whatever ARGV[23] says now)
 --   {2, now}             Q is not the period at Redis's now (ms): recompute and retry
@@ -70,7 +75,7 @@
 --                        (moderated: their entry in Q's moderation hash, moderate.lua), or,
 --                        with moderated '', the board is lost; nothing written, nothing consumed
 --
--- uses: rec_decode board_key here int now_ms tie_bits limits merge_at
+-- uses: rec_decode board_key here int now_ms tie_bits limits merge_at group_at seqs_of
 
 -- The epoch and the operator Q's first join recorded ('op:<Q>'), in one
 -- read: every write needs both.
@@ -318,8 +323,22 @@ end
 if min and min > 0 then
   -- the tier's min_board_size: where the board stands in a merge, in this
   -- round trip rather than a second (merged.lua's question); the tier's
-  -- joins were read above, and a score write does not change them
-  local m = merge_at(ARGV[4], qs, t, board, KEYS[1], size, min, int(score * shift), int((score + 1) * shift), joins) or {0, 0, 0, 0}
-  return {0, rec, score, rank, card, m[1], m[2], m[3], m[4]}
+  -- joins were read above (a score write does not change them), which a
+  -- tier without cohorts hands merge_at; group_at reads its cohorts' own
+  local seqs = ''
+  if ARGV[26 + 4 * nl] then
+    seqs = seqs_of(ARGV[26 + 4 * nl], t)
+  end
+  local m
+  if #seqs > 1 then
+    m = group_at(ARGV[4], qs, t, board, KEYS[1], size, min, int(score * shift), int((score + 1) * shift), seqs)
+  else
+    m = merge_at(ARGV[4], qs, t, board, KEYS[1], size, min, int(score * shift), int((score + 1) * shift), joins)
+  end
+  local out = {0, rec, score, rank, card, 0, 0, 0, 0}
+  for i, v in ipairs(m or {}) do
+    out[5 + i] = v
+  end
+  return out
 end
 return {0, rec, score, rank, card}

@@ -29,7 +29,9 @@ import (
 // random moment of the period (so join order is random) and scores
 // round(Scale * e^(0.6 skill + 0.4 noise)), noise drawn afresh each period
 // from a standard normal; a share Idle of those who join never score (0),
-// which min_promote_score and min_reward_score act on.
+// which min_promote_score and min_reward_score act on. In a league with
+// cohorts, each player belongs to one, or to the shared boards, drawn once
+// with equal chances, and joins with it every period.
 type Model struct {
 	Players  int
 	Periods  int
@@ -80,7 +82,7 @@ type Period struct {
 	Decayed    int     // players who dropped tiers for absence when they came back
 	Boards     int     // sub-boards with players
 	Thin       int     // of them, boards of fewer than half the board size
-	Merged     int     // short last boards decided with the board before (min_board_size)
+	Merged     int     // boards decided together (min_board_size): a short last board with the one before, thin cohorts with the shared boards
 	Rewards    []int64 // per tier the reward items paid (quantities summed)
 	Rewarded   int     // players rewarded
 }
@@ -93,6 +95,7 @@ type player struct {
 	played   bool
 	last     int  // the tier of the last period they played
 	promoted bool // this period's tier is above last: tiers.Standing.Promoted
+	seq      int  // their cohort's boards in tie order: 0 the shared boards, then cohorts by name
 }
 
 // Run plays m.Periods periods of league l's rules on m.Players players, all
@@ -116,11 +119,17 @@ func Run(l *league.League, m Model) ([]Period, error) {
 			act = 0.5
 		}
 		ps[i] = player{skill: r.NormFloat64(), activity: act, tier: entry}
+		if len(l.Cohorts) > 0 {
+			ps[i].seq = r.IntN(len(l.Cohorts) + 1)
+		}
 	}
 	out := make([]Period, 0, m.Periods)
 	order := make([]int, 0, m.Players)
 	scores := make([]int64, m.Players)
-	byTier := make([][]int, ld.Len())
+	byTier := make([][][]int, ld.Len()) // tier -> sequence -> players in join order
+	for t := range byTier {
+		byTier[t] = make([][]int, len(l.Cohorts)+1)
+	}
 	for q := 1; q <= m.Periods; q++ {
 		p := Period{N: q, Population: make([]int, ld.Len()), Joined: make([]int, ld.Len()), Promoted: make([]int, ld.Len()),
 			Demoted: make([]int, ld.Len()), Rewards: make([]int64, ld.Len())}
@@ -135,7 +144,9 @@ func Run(l *league.League, m Model) ([]Period, error) {
 		}
 		r.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		for t := range byTier {
-			byTier[t] = byTier[t][:0]
+			for q := range byTier[t] {
+				byTier[t][q] = byTier[t][q][:0]
+			}
 		}
 		for _, i := range order {
 			pl := &ps[i]
@@ -147,31 +158,35 @@ func Run(l *league.League, m Model) ([]Period, error) {
 			}
 			pl.promoted = pl.played && pl.tier > pl.last // as join.lua records it (promotion protection)
 			pl.played, pl.absent, pl.last = true, 0, pl.tier
-			byTier[pl.tier] = append(byTier[pl.tier], i)
+			byTier[pl.tier][pl.seq] = append(byTier[pl.tier][pl.seq], i)
 			scores[i] = 0
 			if r.Float64() >= m.Idle {
 				scores[i] = int64(math.Round(m.Scale * math.Exp(0.6*pl.skill+0.4*r.NormFloat64())))
 			}
 		}
 		p.Played = len(order)
-		for t, joined := range byTier {
-			p.Joined[t] = len(joined)
+		for t, seqs := range byTier {
+			for _, joined := range seqs {
+				p.Joined[t] += len(joined)
+			}
 		}
-		for t, joined := range byTier {
-			// the n-th join of the tier sits on board BoardOf(n): boards
-			// are runs of BoardSize joins
-			var boards [][]int
-			for from := 0; from < len(joined); {
-				board, _ := league.BoardOf(from+1, l.BoardSize)
-				to := from
-				for to < len(joined) {
-					if b, _ := league.BoardOf(to+1, l.BoardSize); b != board {
-						break
+		for t, seqs := range byTier {
+			// the n-th join of a tier's (or cohort's) boards sits on board
+			// BoardOf(n): boards are runs of BoardSize joins
+			boards := make([][][]int, len(seqs))
+			for q, joined := range seqs {
+				for from := 0; from < len(joined); {
+					board, _ := league.BoardOf(from+1, l.BoardSize)
+					to := from
+					for to < len(joined) {
+						if b, _ := league.BoardOf(to+1, l.BoardSize); b != board {
+							break
+						}
+						to++
 					}
-					to++
+					boards[q] = append(boards[q], joined[from:to])
+					from = to
 				}
-				boards = append(boards, joined[from:to])
-				from = to
 			}
 			settleTier(ld, t, boards, scores, ps, &p, l.BoardSize)
 		}
@@ -186,46 +201,47 @@ func Run(l *league.League, m Model) ([]Period, error) {
 }
 
 // settleTier ranks each board of tier t (score, then join order: members
-// are in join order) and applies the ladder's outcomes; a short last board
-// is decided with the board before it when the ladder says so
-// (min_board_size), as settlement does.
-func settleTier(ld *tiers.Ladder, t int, boards [][]int, scores []int64, ps []player, p *Period, size int) {
-	ranked := make([][]int, len(boards))
-	standings := make([][]tiers.Standing, len(boards))
-	for b, members := range boards {
-		ranked[b] = slices.Clone(members)
-		sort.SliceStable(ranked[b], func(x, y int) bool { return scores[ranked[b][x]] > scores[ranked[b][y]] })
-		standings[b] = make([]tiers.Standing, len(members))
-		for k, i := range ranked[b] {
-			standings[b][k] = tiers.Standing{Player: strconv.Itoa(i), Rank: k + 1, Score: scores[i], Promoted: ps[i].promoted}
-		}
-		p.Boards++
-		if 2*len(members) < size {
-			p.Thin++
-		}
-	}
-	last := len(boards) - 1
-	outcomes := make([][]tiers.Outcome, len(boards))
-	for b := range boards {
-		outcomes[b] = ld.Settle(t, standings[b])
-	}
-	if last >= 1 && ld.MergesLast(t, last+1, len(boards[last])) {
-		outcomes[last-1], outcomes[last] = ld.SettleMerged(t, standings[last-1], standings[last])
-		p.Merged++
-	}
-	for b := range boards {
-		for k, o := range outcomes[b] {
-			switch o.Zone {
-			case tiers.Promote:
-				p.Promoted[t]++
-			case tiers.Demote:
-				p.Demoted[t]++
+// are in join order), boards[q] those of its q-th sequence (its shared
+// boards, then each cohort's), and applies the ladder's outcomes as
+// settlement does (tiers.Ladder.SettleTails): a short last board decided
+// with the board before it, thin cohorts with the shared boards' last
+// (min_board_size).
+func settleTier(ld *tiers.Ladder, t int, boards [][][]int, scores []int64, ps []player, p *Period, size int) {
+	ranked := make([][][]int, len(boards))
+	tails := make([][]tiers.SeqBoard, len(boards))
+	for q, seq := range boards {
+		ranked[q] = make([][]int, len(seq))
+		for b, members := range seq {
+			ranked[q][b] = slices.Clone(members)
+			sort.SliceStable(ranked[q][b], func(x, y int) bool { return scores[ranked[q][b][x]] > scores[ranked[q][b][y]] })
+			standings := make([]tiers.Standing, len(members))
+			for k, i := range ranked[q][b] {
+				standings[k] = tiers.Standing{Player: strconv.Itoa(i), Rank: k + 1, Score: scores[i], Promoted: ps[i].promoted}
 			}
-			ps[ranked[b][k]].tier = o.TierAfter
-			if len(o.Rewards) > 0 {
-				p.Rewarded++
-				for _, it := range o.Rewards {
-					p.Rewards[t] += it.Qty
+			tails[q] = append(tails[q], tiers.SeqBoard{Seq: q, N: b + 1, Players: standings})
+			p.Boards++
+			if 2*len(members) < size {
+				p.Thin++
+			}
+		}
+	}
+	outcomes, merged := ld.SettleTails(t, tails)
+	p.Merged += merged
+	for q := range outcomes {
+		for b := range outcomes[q] {
+			for k, o := range outcomes[q][b] {
+				switch o.Zone {
+				case tiers.Promote:
+					p.Promoted[t]++
+				case tiers.Demote:
+					p.Demoted[t]++
+				}
+				ps[ranked[q][b][k]].tier = o.TierAfter
+				if len(o.Rewards) > 0 {
+					p.Rewarded++
+					for _, it := range o.Rewards {
+						p.Rewards[t] += it.Qty
+					}
 				}
 			}
 		}

@@ -144,3 +144,46 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+// TestRunCohorts: 60 players in a league with cohorts a and b and
+// min_board_size 25 on boards of 30: each tier's players split three
+// ways, under 25 a cohort, so the cohorts are thin and fall back to the
+// shared boards: every period decides boards together, and the top 2 of
+// each tier's merged group are promoted, not the top 2 of each board.
+func TestRunCohorts(t *testing.T) {
+	ts := []tiers.Tier{{ID: "low", PromoteCount: 2, MinBoardSize: 25}, {ID: "top", DemoteCount: 2, MinBoardSize: 25}}
+	withCohorts := func(cohorts []string) []season.Period {
+		ld, err := tiers.NewLadder(ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := league.ParseSchedule("0 0 * * MON")
+		l := &league.League{ID: "weekly", BoardSize: 30, Schedule: s, Ladder: ld, Cohorts: cohorts}
+		if err := l.Init(); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := season.Run(l, season.Model{Players: 60, Periods: 5, Seed: 1, Regulars: 1, Idle: 1e-9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ps
+	}
+	for _, p := range withCohorts([]string{"b", "a"}) {
+		if p.Merged == 0 || p.Boards < 3 {
+			t.Fatalf("period %d: %d boards, %d merged groups; want cohorts' boards, thin ones merged", p.N, p.Boards, p.Merged)
+		}
+		if p.N == 1 && p.Promoted[0] != 2 {
+			t.Fatalf("period 1: %d promoted from low's one merged group, want 2", p.Promoted[0])
+		}
+		players := 0
+		for _, n := range p.Population {
+			players += n
+		}
+		if players != p.Played && p.N == 1 || players > 60 {
+			t.Fatalf("period %d: population %v of %d played", p.N, p.Population, p.Played)
+		}
+	}
+	if p := withCohorts(nil)[0]; p.Boards != 2 {
+		t.Fatalf("period 1 without cohorts: %d boards, want the ~54 players on 2", p.Boards)
+	}
+}

@@ -37,6 +37,7 @@ func RunLeagueArchive(t *testing.T, newStore func(t *testing.T) interface {
 		{"ArchivedBoard", testArchivedBoard},
 		{"EachArchived", testEachArchived},
 		{"ArchivedOutcomes", testArchivedOutcomes},
+		{"ArchivedCohorts", testArchivedCohorts},
 		{"Prune", testPrune},
 		{"PruneDeletesEmptySettlements", testPruneDeletesEmptySettlements},
 	} {
@@ -74,6 +75,73 @@ func testArchivedOutcomes(t *testing.T, s archiveStore) {
 	}
 	if _, _, err := s.ArchivedOutcomes(ctx, "l", archiveWeek0.AddDate(1, 0, 0), nil, 10); !errors.Is(err, league.ErrNotArchived) {
 		t.Fatalf("a period never settled: %v", err)
+	}
+}
+
+// testArchivedCohorts: a cohort's board 1 (league/cohort.go) is another
+// board than the tier's shared board 1; the archive reads each apart, pages
+// the shared boards first, then each cohort's, and a player's history keeps
+// their cohort.
+func testArchivedCohorts(t *testing.T, s archiveStore) {
+	ctx := context.Background()
+	start := archiveWeek0
+	st, err := s.BeginSettlement(ctx, league.Settlement{League: "l", Period: start, PeriodEnd: start.AddDate(0, 0, 7)})
+	mustOK(t, err)
+	var outcomes []league.Outcome
+	for i, b := range []league.BoardID{
+		{Tier: "gold", Cohort: "core", N: 2}, {Tier: "gold", N: 1}, {Tier: "gold", Cohort: "core", N: 1},
+		{Tier: "gold", Cohort: "casual", N: 1}, {Tier: "gold", N: 1}, {Tier: "gold", Cohort: "core", N: 1},
+	} {
+		rank := 1
+		for _, o := range outcomes {
+			if o.Cohort == b.Cohort && o.Board == b.N {
+				rank++
+			}
+		}
+		outcomes = append(outcomes, league.Outcome{Player: fmt.Sprintf("p%d", i), TierBefore: "gold", TierAfter: "gold",
+			Cohort: b.Cohort, Board: b.N, Rank: rank, Score: int64(100 - i), Zone: tiers.Stay})
+	}
+	st.Players, st.Tiers = len(outcomes), []league.TierCount{{Tier: "gold", Players: len(outcomes)}}
+	mustOK(t, s.WriteOutcomes(ctx, st, outcomes, nil))
+	mustOK(t, s.Advance(ctx, "l", start, league.StatusWritten, league.StatusApplied))
+	mustOK(t, s.Advance(ctx, "l", start, league.StatusApplied, league.StatusDone))
+
+	for id, want := range map[string]string{"gold-1": "p1 p4", "gold.core-1": "p2 p5", "gold.core-2": "p0", "gold.casual-1": "p3"} {
+		bid, err := league.ParseBoardID(id)
+		mustOK(t, err)
+		b, err := s.ArchivedBoard(ctx, "l", start, bid)
+		mustOK(t, err)
+		var got []string
+		for _, e := range b.Entries {
+			got = append(got, e.Player)
+		}
+		if strings.Join(got, " ") != want || b.ID != bid {
+			t.Errorf("%s: %v (id %s), want %s", id, got, b.ID, want)
+		}
+	}
+	if _, err := s.ArchivedBoard(ctx, "l", start, league.BoardID{Tier: "gold", Cohort: "casual", N: 2}); league.ErrorCode(err) != league.NotFound {
+		t.Errorf("gold.casual-2: %v, want not found", err)
+	}
+	var got []string
+	var after *league.PreviewCursor
+	for {
+		_, rows, err := s.ArchivedOutcomes(ctx, "l", start, after, 2)
+		mustOK(t, err)
+		for _, r := range rows {
+			got = append(got, fmt.Sprintf("%s:%d", r.Board, r.Rank))
+		}
+		if len(rows) < 2 {
+			break
+		}
+		after = &league.PreviewCursor{Board: rows[len(rows)-1].Board, Rank: rows[len(rows)-1].Rank}
+	}
+	if want := "gold-1:1 gold-1:2 gold.casual-1:1 gold.core-1:1 gold.core-1:2 gold.core-2:1"; strings.Join(got, " ") != want {
+		t.Errorf("pages: %v, want %s", got, want)
+	}
+	p, err := s.Profile(ctx, "l", "p5", 10)
+	mustOK(t, err)
+	if len(p.History) != 1 || p.History[0].Cohort != "core" || p.History[0].Board != 1 {
+		t.Errorf("p5's history %+v, want gold.core-1", p.History)
 	}
 }
 

@@ -35,18 +35,28 @@ func MergedAhead(partner []int64, s int64, partnerEarlier bool) int {
 // MergeBoards ranks the players of a tier's board before last (prev) and
 // of its last board (last), each ranked 1..n on its own board, as one
 // board: by score, prev's player first on equal scores, ranks 1..n.
-func MergeBoards(prev, last []Standing) []Standing {
-	out := make([]Standing, 0, len(prev)+len(last))
-	i, j := 0, 0
-	for i < len(prev) || j < len(last) {
-		if j == len(last) || i < len(prev) && prev[i].Score >= last[j].Score {
-			out = append(out, prev[i])
-			i++
-		} else {
-			out = append(out, last[j])
-			j++
+func MergeBoards(prev, last []Standing) []Standing { return MergeGroup([][]Standing{prev, last}) }
+
+// MergeGroup ranks the players of boards decided together, each ranked
+// 1..n on its own board, as one board: by score, on equal scores the
+// player of the board listed first, then the better rank; ranks 1..n.
+func MergeGroup(boards [][]Standing) []Standing {
+	total := 0
+	for _, b := range boards {
+		total += len(b)
+	}
+	out := make([]Standing, 0, total)
+	at := make([]int, len(boards))
+	for len(out) < total {
+		best := -1
+		for k, b := range boards {
+			if at[k] < len(b) && (best < 0 || b[at[k]].Score > boards[best][at[best]].Score) {
+				best = k
+			}
 		}
+		out = append(out, boards[best][at[best]])
 		out[len(out)-1].Rank = len(out)
+		at[best]++
 	}
 	return out
 }
@@ -56,18 +66,26 @@ func MergeBoards(prev, last []Standing) []Standing {
 // its own rank order. An outcome's Rank is the merged ranking's: the rank
 // its zone, move and rewards were decided at.
 func (l *Ladder) SettleMerged(i int, prev, last []Standing) (prevOut, lastOut []Outcome) {
-	decided := l.Settle(i, MergeBoards(prev, last))
-	onLast := make(map[string]bool, len(last))
-	for _, s := range last {
-		onLast[s.Player] = true
-	}
-	prevOut, lastOut = make([]Outcome, 0, len(prev)), make([]Outcome, 0, len(last))
-	for _, o := range decided {
-		if onLast[o.Player] {
-			lastOut = append(lastOut, o)
-		} else {
-			prevOut = append(prevOut, o)
+	out := l.SettleGroup(i, [][]Standing{prev, last})
+	return out[0], out[1]
+}
+
+// SettleGroup decides boards of tier i as one board (MergeGroup) and
+// returns each board's outcomes in its own rank order, Rank the merged
+// ranking's.
+func (l *Ladder) SettleGroup(i int, boards [][]Standing) [][]Outcome {
+	decided := l.Settle(i, MergeGroup(boards))
+	on := make(map[string]int, len(decided))
+	out := make([][]Outcome, len(boards))
+	for k, b := range boards {
+		for _, s := range b {
+			on[s.Player] = k
 		}
+		out[k] = make([]Outcome, 0, len(b))
 	}
-	return prevOut, lastOut
+	for _, o := range decided {
+		k := on[o.Player]
+		out[k] = append(out[k], o)
+	}
+	return out
 }

@@ -111,6 +111,16 @@ func (b *bench) runSettle(ctx context.Context, n int) error {
 	ids := newIDSource(ns[len(ns)-3:], 's')
 	if res.join, err = load(ctx, "settle: join", n, b.o.loaders, b.out, func(ctx context.Context, w *worker, i int) error {
 		id := ids.id(int64(i))
+		if len(lg.Cohorts) > 0 {
+			// a league with cohorts: players spread evenly over the shared
+			// boards and each cohort's
+			c := ""
+			if k := i % (len(lg.Cohorts) + 1); k > 0 {
+				c = lg.Cohorts[k-1]
+			}
+			_, err := engine.Join(ctx, lg.ID, league.JoinRequest{Player: id, Name: playerName(id), Cohort: c})
+			return err
+		}
 		return lib.join(ctx, w, id, playerName(id))
 	}); err != nil {
 		return err

@@ -68,6 +68,10 @@ func configCheck(ctx context.Context, args []string, out io.Writer) error {
 			decay = "decay after " + words.Count(l.DecayAfter, "period")
 		}
 		fmt.Fprintf(w, "  retention\t%v, idempotency window %v, %s\n", l.Retention, l.IdempotencyWindow, decay)
+		if len(l.Cohorts) > 0 {
+			fmt.Fprintf(w, "  cohorts\t%s: a join naming one plays on its tier's boards of it; with min_board_size, "+
+				"a cohort's only board under it falls back to the shared boards\n", strings.Join(l.Cohorts, ", "))
+		}
 		for i := l.Ladder.Len() - 1; i >= 0; i-- {
 			t := l.Ladder.Tier(i)
 			p, d := l.Ladder.Counts(i, l.BoardSize)

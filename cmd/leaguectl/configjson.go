@@ -38,6 +38,7 @@ type leagueJSON struct {
 	Hold          bool       `json:"hold"`
 	Retention     string     `json:"retention"`
 	DecayAfter    int        `json:"decay_after"`
+	Cohorts       []string   `json:"cohorts"`
 	Tiers         []tierJSON `json:"tiers"` // lowest first
 }
 
@@ -94,7 +95,7 @@ func configJSONOf(path string, cfg *config.Config, now time.Time, checked bool, 
 			BoardSize: l.BoardSize, TieBreak: fmt.Sprint(l.TieBreak), Operator: fmt.Sprint(l.Operator),
 			ScoreBits: int(pk.ScoreBits), TimeBits: int(pk.TimeBits), SlotBits: int(pk.SlotBits), MaxExact: int64(pk.MaxExact),
 			MaxScore: int64(l.MaxScore), MaxGain: int64(l.MaxGain), MaxAttempts: int64(l.MaxAttempts), Hold: l.Hold,
-			Retention: fmt.Sprint(l.Retention), DecayAfter: int(l.DecayAfter), Tiers: []tierJSON{}}
+			Retention: fmt.Sprint(l.Retention), DecayAfter: int(l.DecayAfter), Cohorts: append([]string{}, l.Cohorts...), Tiers: []tierJSON{}}
 		for i := 0; i < l.Ladder.Len(); i++ {
 			t := l.Ladder.Tier(i)
 			p, d := l.Ladder.Counts(i, l.BoardSize)

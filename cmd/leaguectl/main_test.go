@@ -30,6 +30,14 @@ func TestConfigCheck(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
+	// A league's cohorts.
+	cohorts := filepath.Join(t.TempDir(), "cohorts.yaml")
+	os.WriteFile(cohorts, []byte("leagues:\n  - id: x\n    schedule: \"@weekly\"\n    cohorts: [eu, na]\n    tiers: [{id: a}]\n"), 0o600)
+	out.Reset()
+	testsvc.Must(t, run(context.Background(), []string{"config", "check", "-config", cohorts}, &out), "config check")
+	if !strings.Contains(out.String(), "eu, na: a join naming one plays on its tier's boards of it") {
+		t.Errorf("cohorts: output lacks them:\n%s", out.String())
+	}
 	// Periods of a schedule that fires at clock times differ in length.
 	uneven := filepath.Join(t.TempDir(), "uneven.yaml")
 	os.WriteFile(uneven, []byte("leagues:\n  - id: x\n    schedule: \"*/25 * * * * *\"\n    tiers: [{id: a}]\n"), 0o600)

@@ -1,0 +1,2 @@
+ALTER TABLE events DROP COLUMN cohort;
+ALTER TABLE outcomes DROP COLUMN cohort;
