@@ -1,6 +1,7 @@
 package league_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
 	"reflect"
@@ -241,6 +242,46 @@ func TestMergeAfterTheLastBoardEmptied(t *testing.T) {
 			if o.Zone != shown[o.Player] {
 				t.Errorf("%s was shown %s, settled %s", o.Player, shown[o.Player], o.Zone)
 			}
+		}
+	})
+}
+
+// TestClosedPeriodRefusesWritesOfMergedTiers: a ranked score write in a
+// tier with min_board_size reads the period's closed mark together with
+// the tier's joins (score.lua, one HMGET), a write without a rank reads the
+// mark alone. Either way a period a join's decision closed stays closed to
+// writes when Redis's clock steps back into it, and nothing is written.
+func TestClosedPeriodRefusesWritesOfMergedTiers(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
+		f := newFixture(t, b, func(l *league.League) {
+			ts := l.Ladder.Tiers()
+			for i := range ts {
+				ts[i].MinBoardSize = 5
+			}
+			ld, err := tiers.NewLadder(ts)
+			testsvc.Must(t, err, "ladder")
+			l.Ladder = ld
+		})
+		week := f.period()
+		for i, p := range []string{"x1", "x2", "x3", "x4", "x5"} {
+			f.join(p)
+			f.score(p, int64(50-10*i))
+		}
+		if r := f.score("x5", 0); r.Rank != 5 || r.MergedWith != nil {
+			t.Fatalf("x5 before the close: rank %d merged with %v, want 5 on a board of its own", r.Rank, r.MergedWith)
+		}
+		f.clock.Set(week.End.Add(500 * time.Millisecond))
+		f.join("x1") // decides the week from its board: closes it
+		f.clock.Set(week.End.Add(-4 * time.Second))
+		for _, w := range []league.ScoreWrite{{Player: "x5", Value: 100}, {Player: "x5", Value: 100, NoRank: true}} {
+			if _, err := f.engine.Score(f.ctx, "weekly", w); !errors.Is(err, league.ErrPeriodClosed) {
+				t.Errorf("a write (no rank %v) into the closed week after the clock stepped back: %v, want period closed", w.NoRank, err)
+			}
+		}
+		st, err := f.engine.Standing(f.ctx, "weekly", "x5")
+		testsvc.Must(t, err, "Standing")
+		if st.Score != 10 {
+			t.Errorf("x5's score %d after the refused writes, want 10", st.Score)
 		}
 	})
 }

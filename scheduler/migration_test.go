@@ -227,3 +227,92 @@ func TestRedisClusterSlotMigrationOnTheNewNode(t *testing.T) {
 		t.Errorf("p1 joined week 2 %+v, want slot 2 with week 1's 100 gems", p)
 	}
 }
+
+// TestRedisClusterSlotMigrationEveryWritePath: score.lua looks a player's
+// board up without here() first and asks here() only when the lookup finds
+// nothing (a found board is on the node that runs the script). Each of its
+// lookups must then fail the write on the slot's new node while the board
+// is still on the old one: ZADD XX INCR (an increment whose sums stay
+// exact in a double: a max_score small enough), ZSCORE of such an
+// increment past max_gain that the league holds, and ZSCORE of every other
+// write (best, set, an increment of a league of a larger max_score; the
+// test above). Each is unavailable, writes nothing, and is applied (or
+// held) once the migration is done.
+func TestRedisClusterSlotMigrationEveryWritePath(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		id      string // a league, and so a slot, of its own: a slot migrated twice in a moment can be left with no owner
+		op      league.Operator
+		max     int64 // max_score; 0 for the default (too large for ZADD INCR)
+		maxGain int64 // with hold
+		value   int64 // the write on the new node; 4 before it
+		want    int64 // the score once the migration is done and the write sent again
+	}{
+		{"incr by ZADD INCR", "paths_incr", league.Incr, 1e6, 0, 3, 7},
+		{"incr by ZADD INCR past max_gain, held", "paths_incr_held", league.Incr, 1e6, 5, 9, 4},
+		{"best", "paths_best", league.Best, 0, 0, 7, 7},
+		{"set", "paths_set", league.Set, 0, 0, 2, 2},
+		{"incr past max_gain, held", "paths_held", league.Incr, 0, 5, 9, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rdb := testsvc.Cluster(t, nil)
+			ctx := context.Background()
+			ns := testsvc.Namespace(t)
+			clock := &testsvc.Clock{}
+			clock.Set(monday.Add(time.Hour))
+			sched, _ := league.ParseSchedule("0 0 * * MON")
+			l := &league.League{ID: c.id, BoardSize: 10, Schedule: sched, Ladder: ladder(t),
+				Operator: c.op, MaxScore: c.max, MaxGain: c.maxGain, Hold: c.maxGain > 0, Buckets: 1}
+			testsvc.Must(t, l.Init(), "Init")
+			e, err := league.Open(ctx, rdb, []*league.League{l}, league.WithNamespace(ns), league.WithClock(clock.Now))
+			testsvc.Must(t, err, "Open on the cluster")
+			t.Cleanup(func() {
+				rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+					return testsvc.DeleteNamespace(ctx, m, ns)
+				})
+			})
+			_, err = e.Join(ctx, l.ID, league.JoinRequest{Player: "p1", Name: "p1"})
+			testsvc.Must(t, err, "Join")
+			_, err = e.Score(ctx, l.ID, league.ScoreWrite{Player: "p1", Value: 4})
+			testsvc.Must(t, err, "Score")
+			if c.maxGain > 0 {
+				// the period's held writes exist: Redis runs no script whose
+				// declared keys are missing on a migrating slot
+				r, err := e.Score(ctx, l.ID, league.ScoreWrite{Player: "p1", Value: c.value})
+				testsvc.Must(t, err, "a held write")
+				if r.Held == nil {
+					t.Fatalf("a write past max_gain %+v, want held", r)
+				}
+			}
+
+			prefix := ns + ":{" + l.ID + "}:"
+			board := prefix + "b:" + strconv.FormatInt(monday.Unix(), 10) + ":0:1"
+			m := migrate(t, rdb, l.ID)
+			for _, k := range m.left() {
+				if k != board {
+					m.move(k)
+				}
+			}
+			if left := m.left(); len(left) != 1 {
+				t.Fatalf("keys left on the old node: %v, want the board alone", left)
+			}
+			_, err = e.Score(ctx, l.ID, league.ScoreWrite{Player: "p1", Value: c.value})
+			if league.ErrorCode(err) != league.Unavailable {
+				t.Errorf("a write on the new node, the board still on the old: %v, want unavailable", err)
+			}
+			if n := m.dst.Exists(ctx, board).Val(); n != 0 {
+				t.Errorf("the new node holds %d copies of the board after the refused write, want 0", n)
+			}
+
+			m.finish()
+			r, err := e.Score(ctx, l.ID, league.ScoreWrite{Player: "p1", Value: c.value})
+			testsvc.Must(t, err, "Score after the migration")
+			if held := r.Held != nil; held != (c.maxGain > 0) {
+				t.Errorf("held %v after the migration, want %v", held, c.maxGain > 0)
+			}
+			if r.Score != c.want {
+				t.Errorf("score %d after the migration, want %d", r.Score, c.want)
+			}
+		})
+	}
+}

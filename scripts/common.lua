@@ -63,21 +63,28 @@ end
 -- that stops the migration (BUSYKEY). With a declared key, which is on
 -- this node since Redis ran the script, the lookup names several keys,
 -- which Redis refuses on a migrating or importing slot while any is missing.
+-- A key that a command of the script found needs no here(): Redis moves a
+-- key whole, so it is on this node. A script may look a key up first and
+-- ask here() only when the lookup finds nothing, provided that lookup
+-- wrote nothing (a read, ZADD XX): score.lua and standing.lua do, saving
+-- an EXISTS on every call.
 local function here(...)
   return redis.call('EXISTS', ...)
 end
 
 --- merge_at
--- merge_at(prefix, s, t, n, ck, size, min, low, above): whether board n of tier t
+-- merge_at(prefix, s, t, n, ck, size, min, low, above, joins): whether board n of tier t
 -- in period s (ck its counters key; boards of size) is decided with another
 -- because its tier's last board holding players has fewer than min
 -- (min_board_size, tiers/merge.go): nil when decided alone, else the other
 -- board, both boards' players now, and how many of the other's rank before a
 -- player of the board (0 with low ''): those at or above packed score low
 -- when the other is the earlier board, at or above above when the later.
+-- joins: the tier's joins in period s (ck's field t) when the caller read
+-- them already, else nil and they are read here.
 -- Uses board_key and here.
-local function merge_at(prefix, s, t, n, ck, size, min, low, above)
-  local last = math.ceil(tonumber(redis.call('HGET', ck, t) or '0') / size)
+local function merge_at(prefix, s, t, n, ck, size, min, low, above, joins)
+  local last = math.ceil(tonumber(joins or redis.call('HGET', ck, t) or '0') / size)
   if n > last then
     return nil
   end

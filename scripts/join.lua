@@ -89,7 +89,10 @@ end
 -- A Redis that lost the league (restarted without persistence, flushed)
 -- would otherwise place every returning player in the entry tier, and the
 -- next settlement would make that their tier in the store too.
-if redis.call('HGET', KEYS[5], 'epoch') ~= ARGV[18] then
+-- 'settled' is read with the epoch, in one call: a returning player's join
+-- needs it to know whether their last period is decided.
+local meta = redis.call('HMGET', KEYS[5], 'epoch', 'settled')
+if meta[1] ~= ARGV[18] then
   return {11}
 end
 if redis.call('HEXISTS', KEYS[1], 'closed') == 1 then
@@ -156,7 +159,7 @@ elseif not rec then
   tier = tonumber(ARGV[11])
 else
   local s, t, n, nx = rec_decode(rec)
-  local settled = tonumber(redis.call('HGET', KEYS[5], 'settled') or '0')
+  local settled = tonumber(meta[2] or '0')
   local played_last = (s == tonumber(ARGV[12]))
   if (nx ~= NO_TIER or settled >= s) and (played_last or ARGV[13] == '0') then
     if nx ~= NO_TIER then

@@ -114,15 +114,31 @@ local qs, qe = tonumber(ARGV[2]), tonumber(ARGV[3])
 if now < qs * 1000 or now >= qe * 1000 then
   return {2, now}
 end
-if redis.call('HEXISTS', KEYS[1], 'closed') == 1 then
+-- The record is read before the closed mark, which is still answered
+-- first: a ranked write in a tier with min_board_size then reads the tier's
+-- joins (merge_at's first question, below) with the mark, in one call.
+local rec = redis.call('HGET', KEYS[2], player)
+local s, t, n, min, joins
+if rec then
+  s, t, n = rec_decode(rec)
+  local mins = ARGV[25 + 4 * nl]
+  if ARGV[23] ~= '1' and mins and #mins >= 2 * t + 2 then
+    min = string.byte(mins, 2 * t + 1) * 256 + string.byte(mins, 2 * t + 2)
+  end
+end
+local closed
+if min and min > 0 then
+  local c = redis.call('HMGET', KEYS[1], 'closed', t)
+  closed, joins = c[1], c[2] or '0'
+else
+  closed = redis.call('HEXISTS', KEYS[1], 'closed') == 1
+end
+if closed then
   return {3, qs}
 end
-
-local rec = redis.call('HGET', KEYS[2], player)
 if not rec then
   return {6}
 end
-local s, t, n = rec_decode(rec)
 if s ~= qs then
   if s == tonumber(ARGV[14]) then
     return {3, s}
@@ -156,8 +172,12 @@ end
 
 local size, slot_bits, time_bits = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local board = math.ceil(n / size)
+-- bk is not in KEYS, and no here() guards it before its first use: the
+-- first command that names it (ZADD XX or ZSCORE) writes nothing where it
+-- is missing, and a found board is on this node (Redis moves a key whole),
+-- so only a write that finds no board asks here(), below, whether Redis
+-- Cluster is migrating the slot. That saves an EXISTS on every write.
 local bk = board_key(ARGV[4], qs, t, board)
-here(bk, KEYS[2])
 local shift = 2 ^ (time_bits + slot_bits)
 
 -- The player's rank and the board's size, unless the caller shows no rank
@@ -236,17 +256,18 @@ if op == 'incr' and time_bits == 0 and max * 2 * shift < 2 ^ 53 then
     local z = redis.call('ZSCORE', bk, player)
     if not z then
       local mk = ARGV[4] .. 'm:' .. qs -- moderation_key, inlined: no closure on every write
-      here(mk, KEYS[2])
+      here(bk, mk, KEYS[2]) -- mid-migration, the board may be on the other node
       return {22, redis.call('HGET', mk, player) or ''}
     end
     return stop(c, math.floor(tonumber(z) / shift), op)
   end
   local z = redis.call('ZADD', bk, 'XX', 'INCR', value * shift, player)
   if not z then
-    -- not on the board: taken off it by an operator (moderate.lua); a
-    -- plain write never comes here
+    -- not on the board: taken off it by an operator (moderate.lua), or,
+    -- while Redis Cluster migrates the slot, the board is still on the
+    -- other node (here() fails then); a plain write never comes here
     local mk = ARGV[4] .. 'm:' .. qs -- moderation_key, inlined: no closure on every write
-    here(mk, KEYS[2])
+    here(bk, mk, KEYS[2]) -- mid-migration, the board may be on the other node
     return {22, redis.call('HGET', mk, player) or ''}
   end
   score = math.floor(tonumber(z) / shift)
@@ -259,7 +280,7 @@ else
   local z = redis.call('ZSCORE', bk, player)
   if not z then
     local mk = ARGV[4] .. 'm:' .. qs -- moderation_key, inlined: no closure on every write
-    here(mk, KEYS[2])
+    here(bk, mk, KEYS[2]) -- mid-migration, the board may be on the other node
     return {22, redis.call('HGET', mk, player) or ''}
   end
   local current = math.floor(tonumber(z) / shift)
@@ -299,27 +320,25 @@ end
 if rid then
   redis.call('SET', rid, rec .. int(score) .. ':' .. rank .. ':' .. card .. ':' .. player, 'PX', ARGV[13])
 end
-local mins = ARGV[25 + 4 * nl]
-if rank_wanted and mins and #mins >= 2 * t + 2 then
+if min and min > 0 then
   -- the tier's min_board_size: where the board stands in a merge, in this
-  -- round trip rather than a second (merged.lua's question)
-  local min = string.byte(mins, 2 * t + 1) * 256 + string.byte(mins, 2 * t + 2)
-  if min > 0 then
-    local seqs = ''
-    if ARGV[26 + 4 * nl] then
-      seqs = seqs_of(ARGV[26 + 4 * nl], t)
-    end
-    local m
-    if #seqs > 1 then
-      m = group_at(ARGV[4], qs, t, board, KEYS[1], size, min, int(score * shift), int((score + 1) * shift), seqs)
-    else
-      m = merge_at(ARGV[4], qs, t, board, KEYS[1], size, min, int(score * shift), int((score + 1) * shift))
-    end
-    local out = {0, rec, score, rank, card, 0, 0, 0, 0}
-    for i, v in ipairs(m or {}) do
-      out[5 + i] = v
-    end
-    return out
+  -- round trip rather than a second (merged.lua's question); the tier's
+  -- joins were read above (a score write does not change them), which a
+  -- tier without cohorts hands merge_at; group_at reads its cohorts' own
+  local seqs = ''
+  if ARGV[26 + 4 * nl] then
+    seqs = seqs_of(ARGV[26 + 4 * nl], t)
   end
+  local m
+  if #seqs > 1 then
+    m = group_at(ARGV[4], qs, t, board, KEYS[1], size, min, int(score * shift), int((score + 1) * shift), seqs)
+  else
+    m = merge_at(ARGV[4], qs, t, board, KEYS[1], size, min, int(score * shift), int((score + 1) * shift), joins)
+  end
+  local out = {0, rec, score, rank, card, 0, 0, 0, 0}
+  for i, v in ipairs(m or {}) do
+    out[5 + i] = v
+  end
+  return out
 end
 return {0, rec, score, rank, card}

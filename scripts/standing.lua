@@ -26,7 +26,10 @@
 --
 -- uses: rec_decode board_key moderation_key here
 
-if redis.call('HGET', KEYS[2], 'epoch') ~= ARGV[4] then
+-- The epoch and the 'settled' mark in one read: a standing that finds a
+-- record needs both, and one that finds none pays little for the second.
+local meta = redis.call('HMGET', KEYS[2], 'epoch', 'settled')
+if meta[1] ~= ARGV[4] then
   return {11}
 end
 local player = ARGV[1]
@@ -34,22 +37,28 @@ local rec = redis.call('HGET', KEYS[1], player)
 if not rec then
   return {}
 end
-local settled = tonumber(redis.call('HGET', KEYS[2], 'settled') or '0')
+local settled = tonumber(meta[2] or '0')
 local s, t, n = rec_decode(rec)
+-- bk is not in KEYS: a board ZREVRANK finds is on this node (Redis moves a
+-- key whole), so only a lookup that finds no player asks here() whether
+-- Redis Cluster is migrating the slot with the board still on the other
+-- node; that saves an EXISTS on every standing.
 local bk = board_key(ARGV[2], s, t, math.ceil(n / tonumber(ARGV[3])))
-here(bk, KEYS[1])
 local rank = redis.call('ZREVRANK', bk, player)
 if not rank then
   local mk = moderation_key(ARGV[2], s)
-  here(mk, KEYS[1])
+  here(bk, mk, KEYS[1])
   local m = redis.call('HGET', mk, player)
   if m then
     return {rec, -1, redis.call('ZCARD', bk), '', '', settled, m}
   end
   return {rec, -1, 0, '', '', settled}
 end
-local above = ''
+-- The player's packed score and the one just above, in one read: the
+-- entries at ranks rank-1 and rank (the player's alone at rank 0).
+local around = redis.call('ZREVRANGE', bk, math.max(rank - 1, 0), rank, 'WITHSCORES')
+local above, own = '', around[2]
 if rank > 0 then
-  above = redis.call('ZREVRANGE', bk, rank - 1, rank - 1, 'WITHSCORES')[2]
+  above, own = around[2], around[4]
 end
-return {rec, rank + 1, redis.call('ZCARD', bk), redis.call('ZSCORE', bk, player), above, settled}
+return {rec, rank + 1, redis.call('ZCARD', bk), own, above, settled}
