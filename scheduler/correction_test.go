@@ -341,6 +341,24 @@ func TestCorrectUnderRecordedRules(t *testing.T) {
 	}
 }
 
+// verifyWeek re-decides the settled week from Postgres, as leaguectl
+// settlement verify does.
+func verifyWeek(f *fixture, pg *postgres.Store, week league.Period) *league.Verification {
+	f.t.Helper()
+	st, err := pg.Settlement(f.ctx, "weekly", week.Start)
+	testsvc.Must(f.t, err, "Settlement")
+	ld, _, err := league.VerifyLadder(st, f.league.Ladder)
+	testsvc.Must(f.t, err, "VerifyLadder")
+	v := league.NewVerification(ld)
+	stray, err := pg.EachRecordedBoard(f.ctx, "weekly", week.Start, func(b league.RecordedBoard) error { v.Board(b); return nil })
+	testsvc.Must(f.t, err, "EachRecordedBoard")
+	for _, r := range stray {
+		v.Stray(r)
+	}
+	v.Counts(st.Tiers)
+	return v
+}
+
 // TestMergedBoardsVerifiedAndCorrected: with min_board_size 5, a tier's
 // 3-player last board is settled with the board before it. Re-deciding the
 // period from Postgres (verify) finds what settlement wrote; removing the
@@ -371,17 +389,7 @@ func TestMergedBoardsVerifiedAndCorrected(t *testing.T) {
 
 	verify := func(when string) {
 		t.Helper()
-		st, err := pg.Settlement(f.ctx, "weekly", week.Start)
-		testsvc.Must(t, err, "Settlement")
-		ld, _, err := league.VerifyLadder(st, f.league.Ladder)
-		testsvc.Must(t, err, "VerifyLadder")
-		v := league.NewVerification(ld)
-		stray, err := pg.EachRecordedBoard(f.ctx, "weekly", week.Start, func(b league.RecordedBoard) error { v.Board(b); return nil })
-		testsvc.Must(t, err, "EachRecordedBoard")
-		for _, r := range stray {
-			v.Stray(r)
-		}
-		v.Counts(st.Tiers)
+		v := verifyWeek(f, pg, week)
 		if len(v.Differences) != 0 || v.Outcomes == 0 {
 			t.Fatalf("%s: verify re-decided %d outcomes and found %+v", when, v.Outcomes, v.Differences)
 		}
@@ -467,17 +475,7 @@ func cohortBoardsVerifiedAndCorrected(t *testing.T, withThin bool) {
 
 	verify := func(when string, outcomes int) {
 		t.Helper()
-		st, err := pg.Settlement(f.ctx, "weekly", week.Start)
-		testsvc.Must(t, err, "Settlement")
-		ld, _, err := league.VerifyLadder(st, f.league.Ladder)
-		testsvc.Must(t, err, "VerifyLadder")
-		v := league.NewVerification(ld)
-		stray, err := pg.EachRecordedBoard(f.ctx, "weekly", week.Start, func(b league.RecordedBoard) error { v.Board(b); return nil })
-		testsvc.Must(t, err, "EachRecordedBoard")
-		for _, r := range stray {
-			v.Stray(r)
-		}
-		v.Counts(st.Tiers)
+		v := verifyWeek(f, pg, week)
 		if len(v.Differences) != 0 || v.Outcomes != outcomes || v.Boards != boards {
 			t.Fatalf("%s: verify re-decided %d outcomes on %d boards and found %+v", when, v.Outcomes, v.Boards, v.Differences)
 		}
