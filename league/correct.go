@@ -133,9 +133,9 @@ type CorrectionStore interface {
 	// action) is recorded already, in one transaction: it reads the board
 	// the player played in the period (NotFound when the player has no
 	// outcome there), passes its recorded outcomes (rank order) to decide
-	// with those of the boards of its tier a merge may decide it with (the
-	// other of its tier's or cohort's last two boards when it is one of
-	// them; with cohorts, every cohort's last two and the shared boards'),
+	// with those of the boards of its tier a merge may decide with it or
+	// without it (its tier's or cohort's last two boards; with cohorts,
+	// every cohort's and the shared boards'), itself left out,
 	// and writes the changes decide returns (outcomes, standings, rewards
 	// and revocations, the settlement's counts, events) with c in
 	// CorrectionWritten, or CorrectionApplied when nothing needs Redis.

@@ -17,12 +17,12 @@ import (
 // score, the recorded ranks breaking ties, except that the corrected
 // player goes last among equal scores (a zeroed cheater takes no honest
 // player's place), and settled with ladder. others are the boards of its
-// tier a merge may decide it with (min_board_size): when the board is one
-// of its tier's (or cohort's) last two, the other one, and in a league
-// with cohorts every sequence's last two (thin cohorts fall back to the
-// shared boards: tiers/thin.go). They are decided again with it as
-// settlement decides them (tiers.Ladder.SettleTails, on the boards as they are after the
-// correction). It returns every player whose outcome or reward differs,
+// tier a merge may decide with it or without it (min_board_size): the last
+// two of its sequence (its tier's shared boards, or its cohort's) and, in
+// a league with cohorts, of every other sequence (thin cohorts fall back
+// to the shared boards: tiers/thin.go), itself left out. They are decided
+// again with it as settlement decides them (tiers.Ladder.SettleTails, on
+// the boards as they are after the correction). It returns every player whose outcome or reward differs,
 // the corrected player always.
 func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, others [][]RecordedOutcome, player string, action CorrectionAction) ([]CorrectionChange, error) {
 	if len(board) == 0 {

@@ -78,11 +78,11 @@ func (s *Store) WriteCorrection(ctx context.Context, c league.Correction,
 
 // correctedBoards reads the board the corrected player played in the
 // period, in rank order, with each player's reward and its claim; and the
-// boards of its tier a merge may decide it with (min_board_size): the
-// other of its sequence's last two boards with outcomes (its tier's shared
-// boards', or its cohort's) when it is one of them, and in a league with
-// cohorts every other sequence's last two (thin cohorts fall back to the
-// shared boards: tiers/thin.go).
+// boards of its tier a merge may decide with it or without it
+// (min_board_size): the last two boards with outcomes of its sequence (its
+// tier's shared boards, or its cohort's) and, in a league with cohorts, of
+// every other sequence (thin cohorts fall back to the shared boards:
+// tiers/thin.go), itself left out.
 func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board []league.RecordedOutcome, others [][]league.RecordedOutcome, err error) {
 	var tier, cohort string
 	var n int
@@ -111,10 +111,12 @@ func correctedBoards(ctx context.Context, tx pgx.Tx, c league.Correction) (board
 	}
 	for seq, last := range lasts {
 		for _, m := range []int{last - 1, last} {
-			mine := seq == cohort
-			if m < 1 || mine && m == n || mine && n < last-1 || !mine && len(lasts) == 1 {
-				continue // the board itself; a board not among its own sequence's last two merges with none
+			if m < 1 || seq == cohort && m == n {
+				continue // the board itself
 			}
+			// Its own sequence's last two come too when it is not one of
+			// them: they are that sequence's last decision, which a thin
+			// cohort's board joins (the board itself is then decided alone).
 			b, err := recordedBoard(ctx, tx, c, tier, seq, m)
 			if err != nil {
 				return nil, nil, err

@@ -530,3 +530,56 @@ func cohortBoardsVerifiedAndCorrected(t *testing.T, withThin bool) {
 	}
 	verify("corrected", players-1)
 }
+
+// TestCorrectBeforeTheLastBoardsWithAThinCohort: 23 shared players (boards
+// of 10, 10 and 3) and a thin cohort of 3. Zeroing a player of shared
+// board 1, which no merge joins, re-decides that board alone: the thin
+// cohort is still decided with the shared boards' last two, as verify
+// finds after the correction, and only board 1's players change.
+func TestCorrectBeforeTheLastBoardsWithAThinCohort(t *testing.T) {
+	f := newFixture(t, stores[len(stores)-1], 10)
+	ts := ladder(t).Tiers()
+	for i := range ts {
+		ts[i].MinBoardSize = 5
+	}
+	merging, err := tiers.NewLadder(ts)
+	testsvc.Must(t, err, "NewLadder")
+	f.league.Ladder, f.league.Cohorts = merging, []string{"tiny"}
+	testsvc.Must(t, f.league.Init(), "Init")
+	f.engine = f.open()
+	pg := f.store.(*postgres.Store)
+	week := f.period()
+	for _, c := range []string{"", "tiny"} {
+		n := 23
+		if c == "tiny" {
+			n = 3
+		}
+		for i := 0; i < n; i++ {
+			id := fmt.Sprintf("%s%02d", cmp.Or(c, "s"), i)
+			_, err := f.engine.Join(f.ctx, "weekly", league.JoinRequest{Player: id, Name: id, Cohort: c})
+			testsvc.Must(t, err, "Join")
+			score := int64(10 + i)
+			if c == "tiny" {
+				score += 100 // the thin cohort's players top the group: a wrong group promotes others
+			}
+			_, err = f.engine.Score(f.ctx, "weekly", league.ScoreWrite{Player: id, Value: score})
+			testsvc.Must(t, err, "Score")
+		}
+	}
+	f.clock.After(week.End)
+	f.settleNow(f.scheduler())
+	if v := verifyWeek(f, pg, week); len(v.Differences) != 0 || v.Outcomes != 26 {
+		t.Fatalf("settled: verify re-decided %d and found %+v", v.Outcomes, v.Differences)
+	}
+	c, err := f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "s09",
+		Action: league.CorrectZero, Reason: "cheat", Actor: "ops"})
+	testsvc.Must(t, err, "Correct")
+	for _, ch := range c.Changes {
+		if ch.Board != 1 || ch.Cohort != "" {
+			t.Errorf("a change on board %d of cohort %q: %+v; want board 1's players only", ch.Board, ch.Cohort, ch)
+		}
+	}
+	if v := verifyWeek(f, pg, week); len(v.Differences) != 0 || v.Outcomes != 26 {
+		t.Fatalf("corrected: verify re-decided %d and found %+v", v.Outcomes, v.Differences)
+	}
+}
