@@ -16,7 +16,9 @@ import (
 // another as the tier's shared boards do: one HINCRBY per (tier, cohort)
 // and period. A join naming none goes to the tier's shared boards. Zones,
 // moves and rewards are the tier's, decided board by board; min_board_size
-// merges a cohort's last board with the cohort's board before it.
+// merges a cohort's short last board with the cohort's board before it,
+// and a cohort too thin for a board of its own falls back to the shared
+// boards (tiers/thin.go, merge.go).
 //
 // Each (tier, cohort) has its own one-byte code beside the tier codes
 // (tiers.lua gives "<tier>.<cohort>" a code as it gives a tier id one), so
