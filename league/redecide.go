@@ -88,30 +88,20 @@ func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, others [][]Recorded
 		}
 		return cmp.Or(strings.Compare(a[0].Cohort, b[0].Cohort), cmp.Compare(a[0].Board, b[0].Board))
 	})
-	var tails [][]tiers.SeqBoard
-	seq := -1
-	for k, b := range all {
+	cohorts := make([]string, 0, len(all))
+	boards := make([]tiers.SeqBoard, 0, len(all))
+	for _, b := range all {
 		if len(b) == 0 {
 			continue
-		}
-		if k == 0 || len(all[k-1]) == 0 || all[k-1][0].Cohort != b[0].Cohort {
-			seq++
-			if seq == 0 && b[0].Cohort != "" {
-				seq = 1 // no shared boards: the cohorts' are 1, 2, ...
-			}
-			tails = append(tails, nil)
 		}
 		players := standingsOf(ladder, idx, b)
 		if b[0].Cohort == board[0].Cohort && b[0].Board == board[0].Board {
 			players = own
 		}
-		tails[len(tails)-1] = append(tails[len(tails)-1], tiers.SeqBoard{Seq: seq, N: b[0].Board, Players: players})
+		cohorts, boards = append(cohorts, b[0].Cohort), append(boards, tiers.SeqBoard{N: b[0].Board, Players: players})
 	}
-	decided, _ := ladder.SettleTails(idx, tails)
-	for _, outs := range decided {
-		for _, o := range outs {
-			keep(o)
-		}
+	for _, o := range settleRecorded(ladder, idx, cohorts, boards) {
+		keep(o)
 	}
 	var everyone []RecordedOutcome
 	for _, b := range all {
@@ -176,4 +166,31 @@ func sideOf(ladder *tiers.Ladder, idx int, o RecordedOutcome) CorrectedSide {
 		}
 	}
 	return s
+}
+
+// settleRecorded decides boards of tier idx read back from the store, in
+// (cohort, number) order with the shared boards first, as settlement
+// decided them (tiers.Ladder.SettleTails): cohorts[k] is board k's cohort,
+// and each board's Seq is set from it. It returns each board's outcomes,
+// in the order given. Verify and corrections both decide this way.
+func settleRecorded(ladder *tiers.Ladder, idx int, cohorts []string, boards []tiers.SeqBoard) [][]tiers.Outcome {
+	var tails [][]tiers.SeqBoard
+	seq := -1
+	for k, b := range boards {
+		if k == 0 || cohorts[k] != cohorts[k-1] {
+			seq++
+			if seq == 0 && cohorts[k] != "" {
+				seq = 1 // no shared boards: the cohorts' are 1, 2, ...
+			}
+			tails = append(tails, nil)
+		}
+		b.Seq = seq
+		tails[len(tails)-1] = append(tails[len(tails)-1], b)
+	}
+	decided, _ := ladder.SettleTails(idx, tails)
+	out := make([][]tiers.Outcome, 0, len(boards))
+	for _, d := range decided {
+		out = append(out, d...)
+	}
+	return out
 }

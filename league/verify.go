@@ -66,7 +66,6 @@ type Verification struct {
 	ladder *tiers.Ladder
 	counts []TierCount     // re-decided, by ladder index
 	held   []RecordedBoard // a tier's boards that may merge: the latest two of each sequence (Board)
-	seqs   []int           // where each sequence after the first starts in held
 }
 
 // NewVerification starts verifying a period decided under ladder.
@@ -116,54 +115,35 @@ func (v *Verification) Board(b RecordedBoard) {
 		v.compare(idx, b, v.ladder.Settle(idx, v.standings(idx, b)))
 		return
 	}
-	if len(v.held) > 0 && v.held[len(v.held)-1].ID.Cohort != b.ID.Cohort {
-		v.seqs = append(v.seqs, len(v.held)) // the boards of another cohort
-	}
-	from := 0
-	if len(v.seqs) > 0 {
-		from = v.seqs[len(v.seqs)-1]
-	}
-	if len(v.held)-from == 2 {
+	if n := len(v.held); n >= 2 && v.held[n-2].ID.Cohort == b.ID.Cohort {
 		// only the latest two boards of a sequence may merge: the one
-		// before them is decided alone
-		p := v.held[from]
+		// before them is decided alone (a sequence's boards come together)
+		p := v.held[n-2]
 		v.compare(idx, p, v.ladder.Settle(idx, v.standings(idx, p)))
-		v.held = append(v.held[:from], v.held[from+1:]...)
+		v.held = append(v.held[:n-2], v.held[n-1])
 	}
 	v.held = append(v.held, b)
 }
 
 // flush decides the boards held back, a tier's last two of each sequence
-// (its shared boards, each cohort's), as settlement does (tiers.Ladder.SettleTails): a
-// short last board with the one before it, thin cohorts with the shared
+// (its shared boards, each cohort's), as settlement does (settleRecorded):
+// a short last board with the one before it, thin cohorts with the shared
 // boards' last, the rest alone. The boards recorded are those holding
 // players, so each sequence's last is the one settlement saw last.
 func (v *Verification) flush() {
-	held, seqs := v.held, append(v.seqs, len(v.held))
-	v.held, v.seqs = nil, nil
+	held := v.held
+	v.held = nil
 	if len(held) == 0 {
 		return
 	}
 	idx, _ := v.ladder.Index(held[0].ID.Tier)
-	var tails [][]tiers.SeqBoard
-	var boards [][]RecordedBoard
-	from, seq := 0, 0
-	for _, to := range seqs {
-		if held[from].ID.Cohort != "" && seq == 0 {
-			seq = 1 // no shared boards: the cohorts' are 1, 2, ...
-		}
-		var t []tiers.SeqBoard
-		for _, b := range held[from:to] {
-			t = append(t, tiers.SeqBoard{Seq: seq, N: b.ID.N, Players: v.standings(idx, b)})
-		}
-		tails, boards = append(tails, t), append(boards, held[from:to])
-		from, seq = to, seq+1
+	cohorts := make([]string, len(held))
+	boards := make([]tiers.SeqBoard, len(held))
+	for k, b := range held {
+		cohorts[k], boards[k] = b.ID.Cohort, tiers.SeqBoard{N: b.ID.N, Players: v.standings(idx, b)}
 	}
-	decided, _ := v.ladder.SettleTails(idx, tails)
-	for k, outs := range decided {
-		for j, o := range outs {
-			v.compare(idx, boards[k][j], o)
-		}
+	for k, o := range settleRecorded(v.ladder, idx, cohorts, boards) {
+		v.compare(idx, held[k], o)
 	}
 }
 
