@@ -21,12 +21,18 @@ import (
 // WriteOutcomes stores a period's outcomes and rewards, moves the standings
 // they change, marks the settlement written and writes its events to the
 // outbox (period.closed, a player.* event per outcome, reward.granted per
-// reward; events.go), in one transaction: the status check makes it the
-// only write of the period, so its events are written exactly once.
+// reward; events.go). The status check makes it the only write of the
+// period, so its events are written exactly once.
 //
 // It is the bulk of a settlement, a million players in one call, so rows
 // travel by binary COPY (copy.go) in the order of the primary keys, and
-// standings are merged from a temporary table in one statement.
+// standings are merged from a temporary table in one statement. The
+// outcomes and rewards go in a side transaction on a second connection
+// (beside.go) while the main one moves the standings and writes the events:
+// two of Postgres's cores instead of one. The side commits just before the
+// main transaction; a crash between the two leaves the outcomes and rewards
+// committed with the settlement still started, and the retry, finding them,
+// writes only the rest.
 func (s *Store) WriteOutcomes(ctx context.Context, set league.Settlement, outcomes []league.Outcome, rewards []league.EarnedReward) error {
 	if err := checkWrite(set, outcomes, rewards); err != nil {
 		return err
@@ -41,40 +47,43 @@ func (s *Store) WriteOutcomes(ctx context.Context, set league.Settlement, outcom
 	}
 	order := byPlayer(len(outcomes), func(i int) string { return outcomes[i].Player })
 	rewardOrder := byPlayer(len(rewards), func(i int) string { return rewards[i].Player })
+	if err := checkTwice("outcomes", order, func(i int) string { return outcomes[i].Player }); err != nil {
+		return err
+	}
+	if err := checkTwice("rewards", rewardOrder, func(i int) string { return rewards[i].Player }); err != nil {
+		return err
+	}
+	conn, sideConn, release, err := s.writeConns(ctx)
+	if err != nil {
+		return storeError("write outcomes", err)
+	}
+	defer release()
 
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		newer, err := lockForWrite(ctx, tx, set)
 		if err != nil {
 			return err
 		}
-		leagueField, periodField := encodeText(set.League), encodeTimestamptz(set.Period)
-		// zone, name and avatar (migration 0007) are what the board showed,
-		// for reading it back once Redis has let it expire (archive.go).
-		err = copyIn(ctx, tx, "outcomes",
-			[]string{"league", "period_start", "player", "tier_before", "tier_after", "board", "rank", "score", "zone", "name", "avatar", "cohort"},
-			len(outcomes), func(b []byte, i int) []byte {
-				o := &outcomes[order[i]]
-				b = appendFields(b, 12)
-				b = append(append(b, leagueField...), periodField...)
-				b = appendText(appendText(appendText(b, o.Player), o.TierBefore), o.TierAfter)
-				b = appendInt8(appendInt4(appendInt4(b, o.Board), o.Rank), o.Score)
-				b = appendTextOrNull(appendTextOrNull(append(b, zoneFields[o.Zone]...), o.Name), o.Avatar)
-				return appendTextOrNull(b, o.Cohort) // migration 0012: NULL for a tier's shared boards
-			})
+		var written bool
+		if len(outcomes) > 0 {
+			// A side committed by an attempt that crashed before its main
+			// transaction did: the outcomes and rewards are all there (one
+			// transaction).
+			err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM outcomes WHERE league = $1 AND period_start = $2)`,
+				set.League, set.Period).Scan(&written)
+			if err != nil {
+				return err
+			}
+		}
+		rows := func(tx pgx.Tx) error { return copyOutcomes(ctx, tx, set, outcomes, order, rewards, rewardOrder, items) }
+		if written {
+			rows, sideConn = func(pgx.Tx) error { return nil }, nil
+		}
+		side, err := beside(ctx, tx, sideConn, rows)
 		if err != nil {
 			return err
 		}
-		err = copyIn(ctx, tx, "rewards", []string{"league", "period_start", "player", "tier", "rank", "items"},
-			len(rewards), func(b []byte, i int) []byte {
-				r := &rewards[rewardOrder[i]]
-				b = appendFields(b, 6)
-				b = append(append(b, leagueField...), periodField...)
-				b = appendInt4(appendText(appendText(b, r.Player), r.Tier), r.Rank)
-				return appendJSONB(b, items[rewardOrder[i]])
-			})
-		if err != nil {
-			return err
-		}
+		defer side.abandon()
 		if err := moveStandings(ctx, tx, set, outcomes, order, newer); err != nil {
 			return err
 		}
@@ -90,16 +99,62 @@ func (s *Store) WriteOutcomes(ctx context.Context, set league.Settlement, outcom
 		if err != nil {
 			return err
 		}
-		return writeSettlementEvents(ctx, tx, set, outcomes, order, rewards, rewardOrder, items)
+		if err := writeSettlementEvents(ctx, tx, set, outcomes, order, rewards, rewardOrder, items); err != nil {
+			return err
+		}
+		return side.commit()
 	})
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == uniqueViolation {
-		// The status check rules out an earlier write of this period, so
-		// the duplicate is in the input.
-		return &league.Error{Code: league.Invalid, Field: pe.TableName,
-			Message: "a player appears twice: " + pe.Detail, Err: err}
+		// Duplicates in the input are refused above, so another writer
+		// wrote these rows meanwhile: its write stands, and a retry finds
+		// the settlement written.
+		return &league.Error{Code: league.Conflict, Field: pe.TableName,
+			Message: "written meanwhile by another writer: " + pe.Detail, Err: err}
 	}
 	return storeError("write outcomes", err)
+}
+
+// copyOutcomes writes the outcome and reward rows.
+func copyOutcomes(ctx context.Context, tx pgx.Tx, set league.Settlement, outcomes []league.Outcome, order []int32,
+	rewards []league.EarnedReward, rewardOrder []int32, items [][]byte) error {
+	leagueField, periodField := encodeText(set.League), encodeTimestamptz(set.Period)
+	// zone, name and avatar (migration 0007) are what the board showed,
+	// for reading it back once Redis has let it expire (archive.go).
+	err := copyIn(ctx, tx, "outcomes",
+		[]string{"league", "period_start", "player", "tier_before", "tier_after", "board", "rank", "score", "zone", "name", "avatar", "cohort"},
+		len(outcomes), func(b []byte, i int) []byte {
+			o := &outcomes[order[i]]
+			b = appendFields(b, 12)
+			b = append(append(b, leagueField...), periodField...)
+			b = appendText(appendText(appendText(b, o.Player), o.TierBefore), o.TierAfter)
+			b = appendInt8(appendInt4(appendInt4(b, o.Board), o.Rank), o.Score)
+			b = appendTextOrNull(appendTextOrNull(append(b, zoneFields[o.Zone]...), o.Name), o.Avatar)
+			return appendTextOrNull(b, o.Cohort) // migration 0012: NULL for a tier's shared boards
+		})
+	if err != nil {
+		return err
+	}
+	return copyIn(ctx, tx, "rewards", []string{"league", "period_start", "player", "tier", "rank", "items"},
+		len(rewards), func(b []byte, i int) []byte {
+			r := &rewards[rewardOrder[i]]
+			b = appendFields(b, 6)
+			b = append(append(b, leagueField...), periodField...)
+			b = appendInt4(appendText(appendText(b, r.Player), r.Tier), r.Rank)
+			return appendJSONB(b, items[rewardOrder[i]])
+		})
+}
+
+// checkTwice refuses a player found twice, order being the rows sorted by
+// player: the primary keys would refuse it too, but only after seconds of
+// writing, and in the side transaction's words.
+func checkTwice(field string, order []int32, player func(i int) string) error {
+	for k := 1; k < len(order); k++ {
+		if p := player(int(order[k])); p == player(int(order[k-1])) {
+			return invalid(field, "player %q appears twice (%s[%d] and [%d])", p, field, order[k-1], order[k])
+		}
+	}
+	return nil
 }
 
 // lockForWrite takes the league's write lock and the settlement's row, and

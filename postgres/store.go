@@ -18,6 +18,12 @@ import (
 // Store is a league.Store on a pgx connection pool.
 type Store struct {
 	pool *pgxpool.Pool
+	// writers holds a slot per settlement write under way with a side
+	// transaction (beside.go): at most half the pool's connections, so
+	// that writers holding one connection while they wait for a second
+	// can never take every connection between them. nil on a pool of one:
+	// writes then run in one transaction.
+	writers chan struct{}
 }
 
 var _ league.Store = (*Store)(nil)
@@ -73,11 +79,48 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, storeError("open", err)
 	}
 	s := &Store{pool: pool}
+	if n := cfg.MaxConns / 2; n > 0 {
+		s.writers = make(chan struct{}, n)
+	}
 	if err := s.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// writeConns takes a writer slot and the connections of a write with a
+// side transaction (beside.go): main for the write's own transaction, side
+// for the side's, nil on a pool of one. Both are taken before either
+// transaction begins, and the slots keep writers to half the pool, so no
+// writer waits for a connection while it holds one or a lock. release
+// gives all of it back.
+func (s *Store) writeConns(ctx context.Context) (main, side *pgxpool.Conn, release func(), err error) {
+	if s.writers != nil {
+		select {
+		case s.writers <- struct{}{}:
+		case <-ctx.Done():
+			return nil, nil, nil, ctx.Err()
+		}
+		if side, err = s.pool.Acquire(ctx); err != nil {
+			<-s.writers
+			return nil, nil, nil, err
+		}
+	}
+	if main, err = s.pool.Acquire(ctx); err != nil {
+		if side != nil {
+			side.Release()
+			<-s.writers
+		}
+		return nil, nil, nil, err
+	}
+	return main, side, func() {
+		main.Release()
+		if side != nil {
+			side.Release()
+			<-s.writers
+		}
+	}, nil
 }
 
 // checkPool refuses pool settings pgxpool takes and then gets wrong: a

@@ -1,0 +1,164 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/league-engine/league/internal/testsvc"
+	"github.com/league-engine/league/league"
+	"github.com/league-engine/league/postgres"
+)
+
+// WriteOutcomes writes the outcomes and rewards in a side transaction
+// (beside.go). These tests make one transaction or the other fail at each
+// point that matters, with triggers in the test's schema: real Postgres
+// failures, no hook in the code.
+
+// The main transaction's COMMIT fails after the side committed (a crash
+// between the two commits): the outcomes and rewards are there, the
+// settlement is still started, and the retry writes the rest once.
+func TestWriteOutcomesAfterOnlyTheSideCommitted(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := t.Context()
+	exec(t, s, `CREATE TABLE fail_commit (on_write boolean);
+		INSERT INTO fail_commit VALUES (true);
+		CREATE FUNCTION fail_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF NEW.status = 'written' AND (SELECT on_write FROM fail_commit) THEN
+				RAISE EXCEPTION 'the main transaction dies at COMMIT';
+			END IF;
+			RETURN NULL;
+		END $$;
+		-- deferred: it runs at COMMIT, after WriteOutcomes committed the side
+		CREATE CONSTRAINT TRIGGER fail_commit AFTER UPDATE ON settlements
+			DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_commit();`)
+	outcomes, rewards := settledField(300)
+	st := begin(t, s, outcomes)
+
+	err := s.WriteOutcomes(ctx, st, outcomes, rewards)
+	if err == nil {
+		t.Fatal("WriteOutcomes with a COMMIT that fails: got nil, want the error")
+	}
+	want := written{status: league.StatusStarted, outcomes: 300, rewards: len(rewards)}
+	wantWritten(t, s, st, want, "after the main COMMIT failed")
+
+	exec(t, s, `UPDATE fail_commit SET on_write = false`)
+	testsvc.Must(t, s.WriteOutcomes(ctx, st, outcomes, rewards), "WriteOutcomes again")
+	want = written{status: league.StatusWritten, outcomes: 300, rewards: len(rewards), events: 1 + 300 + len(rewards), standings: 300}
+	wantWritten(t, s, st, want, "after the retry")
+	wantStandings(t, s, st.League, outcomes)
+
+	err = s.WriteOutcomes(ctx, st, outcomes, rewards)
+	wantErrCode(t, err, league.Conflict, "WriteOutcomes a third time")
+	wantWritten(t, s, st, want, "after a third WriteOutcomes")
+}
+
+// The side fails (an outcome row refused mid-COPY): the main transaction
+// rolls back, and nothing of the write is seen.
+func TestWriteOutcomesSideFails(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := t.Context()
+	outcomes, rewards := settledField(300)
+	exec(t, s, `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'row refused'; END $$;
+		CREATE TRIGGER refuse BEFORE INSERT ON outcomes FOR EACH ROW
+			WHEN (NEW.player = '`+outcomes[150].Player+`') EXECUTE FUNCTION refuse();`)
+	st := begin(t, s, outcomes)
+	if err := s.WriteOutcomes(ctx, st, outcomes, rewards); err == nil {
+		t.Fatal("WriteOutcomes with a side that fails: got nil, want the error")
+	}
+	wantWritten(t, s, st, written{status: league.StatusStarted}, "after the side failed")
+
+	exec(t, s, `DROP TRIGGER refuse ON outcomes`)
+	testsvc.Must(t, s.WriteOutcomes(ctx, st, outcomes, rewards), "WriteOutcomes again")
+	wantWritten(t, s, st, written{status: league.StatusWritten, outcomes: 300, rewards: len(rewards), events: 1 + 300 + len(rewards), standings: 300}, "after the retry")
+}
+
+// The main transaction fails (an event refused) while the side is written:
+// the side rolls back, and nothing of the write is seen.
+func TestWriteOutcomesMainFails(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := t.Context()
+	outcomes, rewards := settledField(300)
+	exec(t, s, `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'event refused'; END $$;
+		CREATE TRIGGER refuse BEFORE INSERT ON events FOR EACH ROW
+			WHEN (NEW.player = '`+outcomes[150].Player+`') EXECUTE FUNCTION refuse();`)
+	st := begin(t, s, outcomes)
+	if err := s.WriteOutcomes(ctx, st, outcomes, rewards); err == nil {
+		t.Fatal("WriteOutcomes with a main transaction that fails: got nil, want the error")
+	}
+	wantWritten(t, s, st, written{status: league.StatusStarted}, "after the main transaction failed")
+}
+
+// A pool of one connection has none to lend: the write runs in one
+// transaction, as it did before side transactions, and writes the same.
+func TestWriteOutcomesPoolOfOne(t *testing.T) {
+	_, url := newStore(t)
+	s := open(t, url+"&pool_max_conns=1")
+	outcomes, rewards := settledField(300)
+	st := begin(t, s, outcomes)
+	testsvc.Must(t, s.WriteOutcomes(t.Context(), st, outcomes, rewards), "WriteOutcomes on a pool of one")
+	wantWritten(t, s, st, written{status: league.StatusWritten, outcomes: 300, rewards: len(rewards), events: 1 + 300 + len(rewards), standings: 300}, "on a pool of one")
+	wantStandings(t, s, st.League, outcomes)
+}
+
+func exec(t *testing.T, s *postgres.Store, sql string) {
+	t.Helper()
+	_, err := s.Pool().Exec(t.Context(), sql)
+	testsvc.Must(t, err, "%s", sql)
+}
+
+func begin(t *testing.T, s *postgres.Store, outcomes []league.Outcome) league.Settlement {
+	t.Helper()
+	st, err := s.BeginSettlement(t.Context(), league.Settlement{League: "l", Period: week0, PeriodEnd: week0.AddDate(0, 0, 7)})
+	testsvc.Must(t, err, "BeginSettlement")
+	st.Players = len(outcomes)
+	return st
+}
+
+// written counts what a write left in each table.
+type written struct {
+	status                               league.SettlementStatus
+	outcomes, rewards, events, standings int
+}
+
+func wantWritten(t *testing.T, s *postgres.Store, st league.Settlement, want written, when string) {
+	t.Helper()
+	var got written
+	var status string
+	err := s.Pool().QueryRow(t.Context(), `SELECT
+			(SELECT status FROM settlements WHERE league = $1 AND period_start = $2),
+			(SELECT count(*) FROM outcomes WHERE league = $1 AND period_start = $2),
+			(SELECT count(*) FROM rewards WHERE league = $1 AND period_start = $2),
+			(SELECT count(*) FROM events WHERE league = $1 AND period_start = $2),
+			(SELECT count(*) FROM standings WHERE league = $1)`, st.League, st.Period).
+		Scan(&status, &got.outcomes, &got.rewards, &got.events, &got.standings)
+	testsvc.Must(t, err, "count the write")
+	got.status = league.SettlementStatus(status)
+	if got != want {
+		t.Errorf("%s: got %+v, want %+v", when, got, want)
+	}
+}
+
+func wantStandings(t *testing.T, s *postgres.Store, leagueID string, outcomes []league.Outcome) {
+	t.Helper()
+	want := map[string]int{}
+	for _, o := range outcomes {
+		want[o.TierAfter]++
+	}
+	got, err := s.Populations(t.Context(), leagueID)
+	testsvc.Must(t, err, "Populations")
+	for tier, n := range want {
+		if got[tier] != n {
+			t.Errorf("Populations: got %v, want %v", got, want)
+			return
+		}
+	}
+}
+
+func wantErrCode(t *testing.T, err error, code league.Code, what string) {
+	t.Helper()
+	if league.ErrorCode(err) != code {
+		t.Errorf("%s: got %v, want a %s error", what, err, code)
+	}
+}
