@@ -1,7 +1,11 @@
 package postgres_test
 
 import (
+	"context"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/league-engine/league/internal/testsvc"
 	"github.com/league-engine/league/league"
@@ -160,5 +164,50 @@ func wantErrCode(t *testing.T, err error, code league.Code, what string) {
 	t.Helper()
 	if league.ErrorCode(err) != code {
 		t.Errorf("%s: got %v, want a %s error", what, err, code)
+	}
+}
+
+// Writers of several leagues and claim batches at once, on pools of two
+// and three connections: every write takes two (beside.go), claims wait
+// for the outbox lock a write holds, and none of it may wait for ever.
+// The first build of side transactions took the side's connection after
+// the main transaction's locks, and this deadlocked.
+func TestWriteOutcomesSmallPools(t *testing.T) {
+	for _, conns := range []string{"2", "3"} {
+		t.Run("pool_max_conns="+conns, func(t *testing.T) {
+			_, url := newStore(t)
+			s := open(t, url+"&pool_max_conns="+conns)
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			var wg sync.WaitGroup
+			for l := range 4 {
+				id := fmt.Sprintf("l%d", l)
+				wg.Go(func() {
+					outcomes, rewards := settledField(300)
+					st, err := s.BeginSettlement(ctx, league.Settlement{League: id, Period: week0, PeriodEnd: week0.AddDate(0, 0, 7), Players: 300})
+					if err == nil {
+						err = s.WriteOutcomes(ctx, st, outcomes, rewards)
+					}
+					if err != nil {
+						t.Errorf("settle %s: %v", id, err)
+					}
+				})
+				wg.Go(func() {
+					for b := range 10 {
+						c := league.Claim{League: id, Player: fmt.Sprintf("c%d", b), Earned: week0, At: time.Now()}
+						if err := s.RecordClaims(ctx, []league.Claim{c}); err != nil {
+							t.Errorf("claims %s: %v", id, err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			for l := range 4 {
+				st := league.Settlement{League: fmt.Sprintf("l%d", l), Period: week0}
+				wantWritten(t, s, st, written{status: league.StatusWritten, outcomes: 300, rewards: 9, events: 1 + 300 + 9 + 10, standings: 300},
+					"league "+st.League)
+			}
+		})
 	}
 }
