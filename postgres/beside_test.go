@@ -56,42 +56,30 @@ func TestWriteOutcomesAfterOnlyTheSideCommitted(t *testing.T) {
 	wantWritten(t, s, st, want, "after a third WriteOutcomes")
 }
 
-// The side fails (an outcome row refused mid-COPY): the main transaction
-// rolls back, and nothing of the write is seen.
-func TestWriteOutcomesSideFails(t *testing.T) {
-	s, _ := newStore(t)
-	ctx := t.Context()
-	outcomes, rewards := settledField(300)
-	exec(t, s, `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN RAISE EXCEPTION 'row refused'; END $$;
-		CREATE TRIGGER refuse BEFORE INSERT ON outcomes FOR EACH ROW
-			WHEN (NEW.player = '`+outcomes[150].Player+`') EXECUTE FUNCTION refuse();`)
-	st := begin(t, s, outcomes)
-	if err := s.WriteOutcomes(ctx, st, outcomes, rewards); err == nil {
-		t.Fatal("WriteOutcomes with a side that fails: got nil, want the error")
-	}
-	wantWritten(t, s, st, written{status: league.StatusStarted}, "after the side failed")
+// Either transaction fails midway (a row refused by a trigger: an outcome
+// in the side, an event in the main transaction): the other rolls back,
+// nothing of the write is seen, and the retry writes it all.
+func TestWriteOutcomesOneTransactionFails(t *testing.T) {
+	for _, table := range []string{"outcomes", "events"} {
+		t.Run(table, func(t *testing.T) {
+			s, _ := newStore(t)
+			ctx := t.Context()
+			outcomes, rewards := settledField(300)
+			exec(t, s, `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+				BEGIN RAISE EXCEPTION 'row refused'; END $$;
+				CREATE TRIGGER refuse BEFORE INSERT ON `+table+` FOR EACH ROW
+					WHEN (NEW.player = '`+outcomes[150].Player+`') EXECUTE FUNCTION refuse();`)
+			st := begin(t, s, outcomes)
+			if err := s.WriteOutcomes(ctx, st, outcomes, rewards); err == nil {
+				t.Fatalf("WriteOutcomes with a row of %s refused: got nil, want the error", table)
+			}
+			wantWritten(t, s, st, written{status: league.StatusStarted}, "after the write failed")
 
-	exec(t, s, `DROP TRIGGER refuse ON outcomes`)
-	testsvc.Must(t, s.WriteOutcomes(ctx, st, outcomes, rewards), "WriteOutcomes again")
-	wantWritten(t, s, st, written{status: league.StatusWritten, outcomes: 300, rewards: len(rewards), events: 1 + 300 + len(rewards), standings: 300}, "after the retry")
-}
-
-// The main transaction fails (an event refused) while the side is written:
-// the side rolls back, and nothing of the write is seen.
-func TestWriteOutcomesMainFails(t *testing.T) {
-	s, _ := newStore(t)
-	ctx := t.Context()
-	outcomes, rewards := settledField(300)
-	exec(t, s, `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN RAISE EXCEPTION 'event refused'; END $$;
-		CREATE TRIGGER refuse BEFORE INSERT ON events FOR EACH ROW
-			WHEN (NEW.player = '`+outcomes[150].Player+`') EXECUTE FUNCTION refuse();`)
-	st := begin(t, s, outcomes)
-	if err := s.WriteOutcomes(ctx, st, outcomes, rewards); err == nil {
-		t.Fatal("WriteOutcomes with a main transaction that fails: got nil, want the error")
+			exec(t, s, `DROP TRIGGER refuse ON `+table)
+			testsvc.Must(t, s.WriteOutcomes(ctx, st, outcomes, rewards), "WriteOutcomes again")
+			wantWritten(t, s, st, written{status: league.StatusWritten, outcomes: 300, rewards: len(rewards), events: 1 + 300 + len(rewards), standings: 300}, "after the retry")
+		})
 	}
-	wantWritten(t, s, st, written{status: league.StatusStarted}, "after the main transaction failed")
 }
 
 // A pool of one connection has none to lend: the write runs in one
