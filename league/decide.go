@@ -64,8 +64,42 @@ func (e *Engine) finalBoards(ctx context.Context, lv *live, ladder *tiers.Ladder
 			all[len(all)-1].TierLast = true
 		}
 	}
+	if len(all) == 0 {
+		return nil
+	}
+	// The next round trip is in flight while this one's boards are
+	// decided: Redis reads while this process decides (the boards of an
+	// ended period are frozen).
+	next := e.readBoards(ctx, lv, start, all[:min(boardsPerTrip, len(all))])
 	for lo := 0; lo < len(all); lo += boardsPerTrip {
-		chunk := all[lo:min(lo+boardsPerTrip, len(all))]
+		read, err := next()
+		if hi := lo + boardsPerTrip; hi < len(all) {
+			next = e.readBoards(ctx, lv, start, all[hi:min(hi+boardsPerTrip, len(all))])
+		}
+		if err != nil {
+			return err
+		}
+		if err := e.promotedOnBoards(ctx, lv, ladder, start, read); err != nil {
+			return err
+		}
+		for _, b := range read {
+			if err := fn(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readBoards starts reading the boards of chunk and their names in one
+// pipeline, and returns the function that waits for them.
+func (e *Engine) readBoards(ctx context.Context, lv *live, start int64, chunk []finalBoard) func() ([]finalBoard, error) {
+	type result struct {
+		read []finalBoard
+		err  error
+	}
+	done := make(chan result, 1) // the reader never blocks, even when nobody waits
+	go func() {
 		pipe := e.rdb.Pipeline()
 		cmds := make([]*redis.ZSliceCmd, len(chunk))
 		names := make([]*redis.MapStringStringCmd, len(chunk))
@@ -74,7 +108,8 @@ func (e *Engine) finalBoards(ctx context.Context, lv *live, ladder *tiers.Ladder
 			names[i] = pipe.HGetAll(ctx, lv.keys.names(start, b.Code, b.N))
 		}
 		if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
-			return internal("final boards", err)
+			done <- result{err: internal("final boards", err)}
+			return
 		}
 		read := slices.Clone(chunk) // not in all: each board's players go once fn has them
 		for i := range read {
@@ -87,16 +122,12 @@ func (e *Engine) finalBoards(ctx context.Context, lv *live, ladder *tiers.Ladder
 				b.Players[r] = tiers.Standing{Player: z.Member.(string), Rank: r + 1, Score: score}
 			}
 		}
-		if err := e.promotedOnBoards(ctx, lv, ladder, start, read); err != nil {
-			return err
-		}
-		for _, b := range read {
-			if err := fn(b); err != nil {
-				return err
-			}
-		}
+		done <- result{read: read}
+	}()
+	return func() ([]finalBoard, error) {
+		r := <-done
+		return r.read, r.err
 	}
-	return nil
 }
 
 // joinedPerCode is how many players joined the boards of each code in the
