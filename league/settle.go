@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/league-engine/league/scripts"
 	"github.com/league-engine/league/tiers"
@@ -245,51 +244,39 @@ func (e *Engine) Apply(ctx context.Context, leagueID string, p Period, outcomes 
 	}
 	start := p.Start.Unix()
 	batches := (len(todo) + applyBatch - 1) / applyBatch
-	// Two round trips in flight: Redis runs one while this process builds
-	// the next (the batches are independent, and each safe to repeat).
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(2)
 	for lo := 0; lo < batches; lo += applyPerTrip {
-		trip := todo[lo*applyBatch : min((lo+applyPerTrip)*applyBatch, len(todo))]
-		g.Go(func() error { return e.applyTrip(ctx, lv, start, trip) })
-	}
-	return g.Wait()
-}
-
-// applyTrip applies the outcomes of todo in one pipeline of apply.lua
-// calls, applyBatch players each.
-func (e *Engine) applyTrip(ctx context.Context, lv *live, start int64, todo []tiers.Outcome) error {
-	n := (len(todo) + applyBatch - 1) / applyBatch
-	cmds, err := e.run.Pipeline(ctx, scripts.Apply, n, func(j int) ([]string, []any) {
-		batch := todo[j*applyBatch : min((j+1)*applyBatch, len(todo))]
-		ks := make([]string, 0, 1+2*len(batch))
-		args := make([]any, 0, 2+3*len(batch))
-		ks = append(ks, lv.keys.meta())
-		args = append(args, start, lv.epoch)
-		for _, o := range batch {
-			ks = append(ks, lv.keys.record(o.Player), lv.keys.reward(o.Player))
-			next, items := "", ""
-			if o.TierAfter != o.TierBefore {
-				next = strconv.Itoa(lv.code[o.TierAfter])
+		n := min(applyPerTrip, batches-lo)
+		cmds, err := e.run.Pipeline(ctx, scripts.Apply, n, func(j int) ([]string, []any) {
+			batch := todo[(lo+j)*applyBatch : min((lo+j+1)*applyBatch, len(todo))]
+			ks := make([]string, 0, 1+2*len(batch))
+			args := make([]any, 0, 2+3*len(batch))
+			ks = append(ks, lv.keys.meta())
+			args = append(args, start, lv.epoch)
+			for _, o := range batch {
+				ks = append(ks, lv.keys.record(o.Player), lv.keys.reward(o.Player))
+				next, items := "", ""
+				if o.TierAfter != o.TierBefore {
+					next = strconv.Itoa(lv.code[o.TierAfter])
+				}
+				if o.Rewards != nil {
+					js, _ := json.Marshal(Reward{Tier: lv.Ladder.Tier(o.TierBefore).ID, Rank: o.Rank, Items: o.Rewards})
+					items = string(js)
+				}
+				args = append(args, o.Player, next, items)
 			}
-			if o.Rewards != nil {
-				js, _ := json.Marshal(Reward{Tier: lv.Ladder.Tier(o.TierBefore).ID, Rank: o.Rank, Items: o.Rewards})
-				items = string(js)
-			}
-			args = append(args, o.Player, next, items)
-		}
-		return ks, args
-	})
-	if err != nil {
-		return internal("apply", err)
-	}
-	for _, c := range cmds {
-		moved, err := c.Int64()
+			return ks, args
+		})
 		if err != nil {
 			return internal("apply", err)
 		}
-		if moved < 0 {
-			return lv.lostError()
+		for _, c := range cmds {
+			moved, err := c.Int64()
+			if err != nil {
+				return internal("apply", err)
+			}
+			if moved < 0 {
+				return lv.lostError()
+			}
 		}
 	}
 	return nil
