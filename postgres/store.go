@@ -92,9 +92,10 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 // writeConns takes a writer slot and the connections of a write with a
 // side transaction (beside.go): main for the write's own transaction, side
 // for the side's, nil on a pool of one. Both are taken before either
-// transaction begins, and the slots keep writers to half the pool, so no
-// writer waits for a connection while it holds one or a lock. release
-// gives all of it back.
+// transaction begins, so no writer waits for a connection while it holds
+// a lock; and the slots keep writers to half the pool, so writers holding
+// their first connection cannot take every one while they wait for their
+// second. release gives all of it back.
 func (s *Store) writeConns(ctx context.Context) (main, side *pgxpool.Conn, release func(), err error) {
 	if s.writers != nil {
 		select {
