@@ -19,13 +19,7 @@ import (
 // silver (promotes and demotes 20%), and min_board_size 5 on every tier.
 func cohortLeague(t *testing.T) func(*league.League) {
 	return func(l *league.League) {
-		ts := l.Ladder.Tiers()
-		for i := range ts {
-			ts[i].MinBoardSize = 5
-		}
-		ld, err := tiers.NewLadder(ts)
-		testsvc.Must(t, err, "ladder")
-		l.Ladder, l.EntryTier, l.Cohorts = ld, "silver", []string{"casual", "core"}
+		l.Ladder, l.EntryTier, l.Cohorts = withMinBoardSize(t, l, 5), "silver", []string{"casual", "core"}
 	}
 }
 

@@ -66,6 +66,19 @@ type fixture struct {
 }
 
 // newFixture opens an engine on rdb for one test league, its clock at the
+
+// withMinBoardSize is l's ladder with min_board_size n on every tier.
+func withMinBoardSize(tb testing.TB, l *league.League, n int) *tiers.Ladder {
+	tb.Helper()
+	ts := l.Ladder.Tiers()
+	for i := range ts {
+		ts[i].MinBoardSize = n
+	}
+	ld, err := tiers.NewLadder(ts)
+	testsvc.Must(tb, err, "ladder")
+	return ld
+}
+
 // start of the week of monday.
 func newFixture(tb testing.TB, b testsvc.Backend, edit ...func(*league.League)) *fixture {
 	tb.Helper()

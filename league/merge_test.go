@@ -30,13 +30,7 @@ func TestMergedZonesAreTheSettlement(t *testing.T) {
 
 func mergedZonesAreTheSettlement(t *testing.T, b testsvc.Backend, seed int64) {
 	f := newFixture(t, b, func(l *league.League) {
-		ts := l.Ladder.Tiers()
-		for i := range ts {
-			ts[i].MinBoardSize = 5
-		}
-		ld, err := tiers.NewLadder(ts)
-		testsvc.Must(t, err, "ladder")
-		l.Ladder, l.EntryTier = ld, "silver" // promotes and demotes 20%
+		l.Ladder, l.EntryTier = withMinBoardSize(t, l, 5), "silver" // promotes and demotes 20%
 	})
 	rng := rand.New(rand.NewSource(seed))
 	n := 10*(1+rng.Intn(3)) + 1 + rng.Intn(4)
@@ -205,13 +199,7 @@ func TestProtectionOnMergedBoards(t *testing.T) {
 func TestMergeAfterTheLastBoardEmptied(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
 		f := newFixture(t, b, func(l *league.League) {
-			ts := l.Ladder.Tiers()
-			for i := range ts {
-				ts[i].MinBoardSize = 5
-			}
-			ld, err := tiers.NewLadder(ts)
-			testsvc.Must(t, err, "ladder")
-			l.Ladder, l.EntryTier = ld, "silver"
+			l.Ladder, l.EntryTier = withMinBoardSize(t, l, 5), "silver"
 		})
 		week := f.period()
 		for i := range 25 { // boards of 10, 10, 5
@@ -254,13 +242,7 @@ func TestMergeAfterTheLastBoardEmptied(t *testing.T) {
 func TestClosedPeriodRefusesWritesOfMergedTiers(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b testsvc.Backend) {
 		f := newFixture(t, b, func(l *league.League) {
-			ts := l.Ladder.Tiers()
-			for i := range ts {
-				ts[i].MinBoardSize = 5
-			}
-			ld, err := tiers.NewLadder(ts)
-			testsvc.Must(t, err, "ladder")
-			l.Ladder = ld
+			l.Ladder = withMinBoardSize(t, l, 5)
 		})
 		week := f.period()
 		for i, p := range []string{"x1", "x2", "x3", "x4", "x5"} {

@@ -366,13 +366,7 @@ func verifyWeek(f *fixture, pg *postgres.Store, week league.Period) *league.Veri
 // corrected period verifies too.
 func TestMergedBoardsVerifiedAndCorrected(t *testing.T) {
 	f := newFixture(t, stores[len(stores)-1], 10)
-	ts := ladder(t).Tiers()
-	for i := range ts {
-		ts[i].MinBoardSize = 5
-	}
-	merging, err := tiers.NewLadder(ts)
-	testsvc.Must(t, err, "NewLadder")
-	f.league.Ladder = merging
+	f.league.Ladder = merging(t)
 	testsvc.Must(t, f.league.Init(), "Init")
 	f.engine = f.open()
 	pg := f.store.(*postgres.Store)
@@ -409,7 +403,7 @@ func TestMergedBoardsVerifiedAndCorrected(t *testing.T) {
 	}
 	verify("settled")
 
-	_, err = f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "p12",
+	_, err := f.engine.Correct(f.ctx, pg, league.CorrectionRequest{League: "weekly", Period: week.Start, Player: "p12",
 		Action: league.CorrectRemove, Reason: "alt account", Actor: "ops"})
 	testsvc.Must(t, err, "Correct")
 	// 12 left, the last board of 2: 20% of 12 still promotes 2, now p11
@@ -442,13 +436,7 @@ func TestThinCohortVerified(t *testing.T) {
 
 func cohortBoardsVerifiedAndCorrected(t *testing.T, withThin bool) {
 	f := newFixture(t, stores[len(stores)-1], 10)
-	ts := ladder(t).Tiers()
-	for i := range ts {
-		ts[i].MinBoardSize = 5
-	}
-	merging, err := tiers.NewLadder(ts)
-	testsvc.Must(t, err, "NewLadder")
-	f.league.Ladder, f.league.Cohorts = merging, []string{"core", "tiny"}
+	f.league.Ladder, f.league.Cohorts = merging(t), []string{"core", "tiny"}
 	testsvc.Must(t, f.league.Init(), "Init")
 	f.engine = f.open()
 	pg := f.store.(*postgres.Store)
@@ -538,13 +526,7 @@ func cohortBoardsVerifiedAndCorrected(t *testing.T, withThin bool) {
 // finds after the correction, and only board 1's players change.
 func TestCorrectBeforeTheLastBoardsWithAThinCohort(t *testing.T) {
 	f := newFixture(t, stores[len(stores)-1], 10)
-	ts := ladder(t).Tiers()
-	for i := range ts {
-		ts[i].MinBoardSize = 5
-	}
-	merging, err := tiers.NewLadder(ts)
-	testsvc.Must(t, err, "NewLadder")
-	f.league.Ladder, f.league.Cohorts = merging, []string{"tiny"}
+	f.league.Ladder, f.league.Cohorts = merging(t), []string{"tiny"}
 	testsvc.Must(t, f.league.Init(), "Init")
 	f.engine = f.open()
 	pg := f.store.(*postgres.Store)

@@ -36,6 +36,19 @@ func forEachStore(t *testing.T, fn func(t *testing.T, k storeKind)) {
 // monday 2026-11-16 starts a week of the test league.
 var monday = time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
 
+// merging is ladder with min_board_size 5 on every tier: a tier's last
+// board of fewer than 5 players is decided with the board before it.
+func merging(tb testing.TB) *tiers.Ladder {
+	tb.Helper()
+	ts := ladder(tb).Tiers()
+	for i := range ts {
+		ts[i].MinBoardSize = 5
+	}
+	l, err := tiers.NewLadder(ts)
+	testsvc.Must(tb, err, "NewLadder")
+	return l
+}
+
 // ladder: bronze promotes 20% (score >= 1), silver promotes and demotes 20%,
 // gold demotes 30%; ranks 1-3 of each board earn gems.
 func ladder(tb testing.TB) *tiers.Ladder {
