@@ -45,12 +45,13 @@ func (s *Store) WriteOutcomes(ctx context.Context, set league.Settlement, outcom
 		}
 		items[i] = js
 	}
-	order := byPlayer(len(outcomes), func(i int) string { return outcomes[i].Player })
-	rewardOrder := byPlayer(len(rewards), func(i int) string { return rewards[i].Player })
-	if err := checkTwice("outcomes", order, func(i int) string { return outcomes[i].Player }); err != nil {
+	outcomePlayer := func(i int) string { return outcomes[i].Player }
+	rewardPlayer := func(i int) string { return rewards[i].Player }
+	order, rewardOrder := byPlayer(len(outcomes), outcomePlayer), byPlayer(len(rewards), rewardPlayer)
+	if err := checkTwice("outcomes", order, outcomePlayer); err != nil {
 		return err
 	}
-	if err := checkTwice("rewards", rewardOrder, func(i int) string { return rewards[i].Player }); err != nil {
+	if err := checkTwice("rewards", rewardOrder, rewardPlayer); err != nil {
 		return err
 	}
 	conn, sideConn, release, err := s.writeConns(ctx)
@@ -75,13 +76,14 @@ func (s *Store) WriteOutcomes(ctx context.Context, set league.Settlement, outcom
 				return err
 			}
 		}
-		rows := func(tx pgx.Tx) error { return copyOutcomes(ctx, tx, set, outcomes, order, rewards, rewardOrder, items) }
-		if written {
-			rows, sideConn = func(pgx.Tx) error { return nil }, nil
-		}
-		side, err := beside(ctx, tx, sideConn, rows)
-		if err != nil {
-			return err
+		side := &sideTx{} // nothing apart
+		if !written {
+			side, err = beside(ctx, tx, sideConn, func(tx pgx.Tx) error {
+				return copyOutcomes(ctx, tx, set, outcomes, order, rewards, rewardOrder, items)
+			})
+			if err != nil {
+				return err
+			}
 		}
 		defer side.abandon()
 		if err := moveStandings(ctx, tx, set, outcomes, order, newer); err != nil {
