@@ -22,8 +22,8 @@ import (
 // a league with cohorts, of every other sequence (thin cohorts fall back
 // to the shared boards: tiers/thin.go), itself left out. They are decided
 // again with it as settlement decides them (tiers.Ladder.SettleTails, on
-// the boards as they are after the correction). It returns every player whose outcome or reward differs,
-// the corrected player always.
+// the boards as they are after the correction). It returns every player
+// whose outcome or reward differs, the corrected player always.
 func Redecide(ladder *tiers.Ladder, board []RecordedOutcome, others [][]RecordedOutcome, player string, action CorrectionAction) ([]CorrectionChange, error) {
 	if len(board) == 0 {
 		return nil, Errorf(NotFound, "player %q has no board", player)
