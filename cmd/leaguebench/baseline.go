@@ -50,6 +50,15 @@ type baselines struct {
 	sized map[int]string
 }
 
+// baselineMembers are the baseline board's members.
+var baselineMembers = func() []string {
+	m := make([]string, baselineBoard)
+	for i := range m {
+		m[i] = fmt.Sprintf("baseline%04d", i)
+	}
+	return m
+}()
+
 const (
 	evalshaLabel   = "EVALSHA trivial"
 	zrevrangeLabel = "ZREVRANGE 0 99"
@@ -79,12 +88,15 @@ func newBaselines(ctx context.Context, rdb *redis.Client, ns string, autopipelin
 	if err := b.script.Load(ctx, rdb).Err(); err != nil {
 		return nil, fmt.Errorf("baseline script: %w", err)
 	}
+	if err := zaddFloorScript.Load(ctx, rdb).Err(); err != nil {
+		return nil, fmt.Errorf("zaddfloor's script: %w", err)
+	}
 	pipe := rdb.Pipeline()
 	pipe.Set(ctx, b.key, "1", 0)
 	members := make([]redis.Z, baselineBoard)
 	for i := range members {
 		// 12-character members and 53-bit scores, like a real board.
-		members[i] = redis.Z{Member: fmt.Sprintf("baseline%04d", i), Score: float64(int64(1)<<52 + int64(i)*977)}
+		members[i] = redis.Z{Member: baselineMembers[i], Score: float64(int64(1)<<52 + int64(i)*977)}
 	}
 	pipe.ZAdd(ctx, b.board, members...)
 	if _, err := pipe.Exec(ctx); err != nil {

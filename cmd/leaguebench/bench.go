@@ -164,8 +164,16 @@ func (b *bench) runLive(ctx context.Context, n int, names []string) error {
 func (b *bench) runRow(ctx context.Context, f *fixture, wl workload, via string, players int, l pace) {
 	t, pop := f.targets[via], f.pops[via]
 	leagued := f.separateLeagued(via)
+	if wl.httpFloor {
+		t, leagued = f.floor.target, f.floor.cpu
+	}
 	r := &row{workload: wl.name, via: via, players: players, perUnit: wl.perUnitLatency, separate: leagued != nil}
-	tn := turns{unit: wl.unit, pace: l, work: wl.op(t, pop, b.o.batch), leagued: leagued}
+	tn := turns{unit: wl.unit, pace: l, leagued: leagued}
+	if wl.plain != nil {
+		tn.work = wl.plain(f.base)
+	} else {
+		tn.work = wl.op(t, pop, b.o.batch)
+	}
 	if b.o.baseline {
 		r.baseLabel, tn.base = wl.baseline(f.base, t, pop)
 	}

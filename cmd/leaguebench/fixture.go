@@ -28,6 +28,9 @@ type fixture struct {
 	// leagued reads the CPU of the leagued at -http; nil when there is
 	// none, or the run does not drive it.
 	leagued *leaguedCPU
+	// floor is the floor server httpfloor drives (floor.go); nil when the
+	// run has no httpfloor row.
+	floor *floor
 }
 
 // newFixture prepares n players for the league workloads among names, and
@@ -139,6 +142,11 @@ func (b *bench) newFixture(ctx context.Context, n int, names []string) (f *fixtu
 		return f, err
 	}
 	f.targets["http"] = ht
+	if slices.Contains(names, "httpfloor") {
+		if f.floor, err = startFloor(client, b.log); err != nil {
+			return f, err
+		}
+	}
 	if inProcess {
 		if ht.rolling, err = newHTTPRoutes(client, url, "/v1/leaderboards/"+rollLeaderboardID, b.o.apiKey); err != nil {
 			return f, err
@@ -242,6 +250,11 @@ func fullBoards(players, size int) int { return max(players/size, 1) }
 
 // close stops the server and deletes the namespace's keys.
 func (f *fixture) close(b *bench) {
+	if f.floor != nil {
+		if err := f.floor.stop(); err != nil {
+			fmt.Fprintf(b.out, "warning: stopping the floor server: %v\n", err)
+		}
+	}
 	if f.server != nil {
 		if err := f.server.stop(); err != nil {
 			fmt.Fprintf(b.out, "warning: stopping the in-process server: %v\n", err)

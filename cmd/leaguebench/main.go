@@ -28,6 +28,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == floorServerArg {
+		if err := serveFloor(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "leaguebench floor-server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	o, err := parseOptions(os.Args[1:], os.Getenv, os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return

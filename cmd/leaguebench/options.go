@@ -72,7 +72,7 @@ type options struct {
 }
 
 var (
-	liveWorkloads = []string{"join", "score", "scorenorank", "standing", "board", "mix", "batch", "player", "lbwrite", "lbtop", "lbmember", "lbroll", "lbwindow", "lbscheme3", "lbvote"}
+	liveWorkloads = []string{"join", "score", "scorenorank", "standing", "board", "mix", "batch", "player", "lbwrite", "lbtop", "lbmember", "lbroll", "lbwindow", "lbscheme3", "lbvote", "httpfloor", "zaddfloor"}
 	// runWorkloads each run apart from the live table's fixture, with
 	// fixtures and tables of their own (some add rows to the live table).
 	runWorkloads = []string{"memory", "settle", "stalls", "lbfill", "lbvotemem", "lbshards", "lbshardwrite", "lbqueue"}
@@ -100,13 +100,22 @@ Results are ratios.
   leaguebench -workloads lbqueue -burst 30s -burst-factor 5 -drainers 3   (a queued leaderboard: a burst, the drain)
   leaguebench -workloads settle -players 100000,1000000    (needs DATABASE_URL)
   leaguebench -workloads stalls -duration 10s              (the machine's own scheduling gaps)
+  leaguebench -workloads score,zaddfloor -via lib,http     (score writes beside the least Redis can spend on one)
+  leaguebench -http URL -workloads score,httpfloor -via http   (leagued beside the least net/http can spend on a write)
 
 Workloads: join, score, scorenorank (score's write with ?rank=false: no
 rank read), standing, board, mix (70% score writes, 25% standings,
 5% boards), batch (score writes, -batch per request, against single writes),
 player (HTTP GET of a player: standing, pending rewards and history), memory,
 settle, stalls (threads that only read the clock, alone and one per CPU: how
-long the machine keeps a runnable thread off a CPU). The leaderboards (a
+long the machine keeps a runnable thread off a CPU). The floors (floor.go),
+each the least an operation can cost on this machine with none of the
+product's work: httpfloor (http only: score's requests, byte for byte, to
+net/http's server in a process of its own that reads, decodes and answers
+them with a score reply's bytes and no engine; its CPU is in the leagued
+µs/op column, the least any leagued on net/http spends on a write), zaddfloor
+(lib only: an EVALSHA of a script doing only the ZADD XX INCR every score
+write makes, on a board of 100: the Redis ratio no score write can go under). The leaderboards (a
 leaderboard "bench" of hour, day, week, month and all-time boards, incr, built
 in this process; -leaderboard at -http), every board holding -players members
 first: lbwrite (a write of 1..10 to every board at once), lbtop (the top 100 of

@@ -75,12 +75,17 @@ func (r *row) summary() string {
 // CPU-per-op columns the table needs.
 type scopes struct {
 	inProcess bool // a lib row, or http to the in-process leagued
-	separate  bool // http to the leagued at -http
+	separate  bool // http to the leagued at -http, or to the floor server
+	leagued   bool // http to the leagued at -http
+	floor     bool // an httpfloor row: the floor server's CPU in the leagued column
 }
 
 func scopesOf(rows []*row) scopes {
 	var sc scopes
 	for _, r := range rows {
+		floor := r.workload == "httpfloor"
+		sc.floor = sc.floor || floor
+		sc.leagued = sc.leagued || r.separate && !floor
 		if r.separate {
 			sc.separate = true
 		} else {
@@ -244,9 +249,16 @@ func cpuPerUnit(r *row, secs func(*measurement) (float64, bool)) string {
 // perOpNote explains the CPU-per-op columns the table has.
 func perOpNote(sc scopes) string {
 	s := "µs/op columns are CPU microseconds per completed op (per write on batch rows: a request carries -batch writes)"
-	if sc.separate {
+	if sc.leagued {
 		s += "; " + leaguedHead + " is the leagued at -http alone (" + cpuMetric + " on its /metrics, read around each turn), " +
 			loadHead + " this process, the load generator alone"
+	}
+	if sc.separate && !sc.leagued {
+		s += "; " + loadHead + " is this process, the load generator alone"
+	}
+	if sc.floor {
+		s += "; on httpfloor rows " + leaguedHead + " is the floor server's: net/http reading, decoding and answering " +
+			"the score workload's requests with no engine behind it (floor.go), the least a leagued on net/http spends on one"
 	}
 	if sc.inProcess {
 		s += "; " + inProcessHead + " is this process, which holds the load generator as well as the product " +

@@ -83,6 +83,12 @@ type workload struct {
 	// baseline returns the baseline's label and op; batch compares with
 	// single writes through the same target, the others with plain Redis.
 	baseline func(b *baselines, t target, p *population) (string, op)
+	// httpFloor sends op's requests to the floor server instead of
+	// leagued (floor.go): net/http doing the least a JSON route can.
+	httpFloor bool
+	// plain, when set, is the op instead of op: a plain Redis command on
+	// the baselines' keys, a floor the product is read against (floor.go).
+	plain func(b *baselines) op
 }
 
 var workloads = []workload{
@@ -101,6 +107,8 @@ var workloads = []workload{
 	{name: "lbwindow", unit: "ops", perUnitLatency: true, vias: []string{"lib"}, rolling: true, windowOp: lbWindowOp, baseline: evalshaBaseline},
 	{name: "lbscheme3", unit: "ops", perUnitLatency: true, vias: []string{"lib"}, rolling: true, windowOp: lbScheme3Op, baseline: evalshaBaseline},
 	{name: "lbvote", unit: "ops", perUnitLatency: true, vias: []string{"lib"}, vote: true, limitOp: lbVoteOp, baseline: evalshaBaseline},
+	{name: "httpfloor", unit: "ops", perUnitLatency: true, vias: []string{"http"}, httpFloor: true, op: scoreOp, baseline: evalshaBaseline},
+	{name: "zaddfloor", unit: "ops", perUnitLatency: true, vias: []string{"lib"}, plain: (*baselines).zaddOnly, baseline: evalshaBaseline},
 }
 
 func workloadNamed(name string) (workload, bool) {
