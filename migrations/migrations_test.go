@@ -257,3 +257,38 @@ func ctxFor(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// Rolling back 0013 unpacks the chunks of player events into rows of
+// events, ids and fields as the outbox view showed them: no event is lost.
+func TestEventChunksDown(t *testing.T) {
+	pool, _ := testsvc.Postgres(t)
+	ctx := ctxFor(t)
+	if _, err := Apply(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	_, err := pool.Exec(ctx, `
+		INSERT INTO events (id, type, league, period_start) VALUES (4, 'period.closed', 'l', '2026-11-16');
+		INSERT INTO event_chunks VALUES (5, 7, 'l', '2026-11-16', '2026-11-23', '{p,s,d}', '{ann,bob,cy}',
+			'{bronze,silver,gold}', '{silver,silver,silver}', '{1,1,2}', '{1,2,3}', '{30,20,10}', '{NULL,NULL,eu}');
+		INSERT INTO events (id, type, league, period_start, player) VALUES (8, 'reward.granted', 'l', '2026-11-16', 'ann')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const show = `SELECT string_agg(concat_ws(' ', id, type, player, tier_before, tier_after, board, rank, score, cohort), '; ' ORDER BY id) FROM `
+	var before, after string
+	if err := pool.QueryRow(ctx, show+`outbox`).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	want := "4 period.closed; 5 player.promoted ann bronze silver 1 1 30; 6 player.stayed bob silver silver 1 2 20; " +
+		"7 player.demoted cy gold silver 2 3 10 eu; 8 reward.granted ann"
+	if before != want {
+		t.Fatalf("the outbox view shows %q, want %q", before, want)
+	}
+	if _, err := Down(ctx, pool, 12); err != nil {
+		t.Fatal(err)
+	}
+	wantTable(t, pool, "event_chunks", false)
+	if err := pool.QueryRow(ctx, show+`events`).Scan(&after); err != nil || after != want {
+		t.Fatalf("events after rolling 0013 back: %q %v, want %q", after, err, want)
+	}
+}

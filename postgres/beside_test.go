@@ -57,18 +57,22 @@ func TestWriteOutcomesAfterOnlyTheSideCommitted(t *testing.T) {
 }
 
 // Either transaction fails midway (a row refused by a trigger: an outcome
-// in the side, an event in the main transaction): the other rolls back,
-// nothing of the write is seen, and the retry writes it all.
+// in the side, a chunk of events in the main transaction): the other rolls
+// back, nothing of the write is seen, and the retry writes it all.
 func TestWriteOutcomesOneTransactionFails(t *testing.T) {
-	for _, table := range []string{"outcomes", "events"} {
+	for _, table := range []string{"outcomes", "event_chunks"} {
 		t.Run(table, func(t *testing.T) {
 			s, _ := newStore(t)
 			ctx := t.Context()
 			outcomes, rewards := settledField(300)
+			refused := map[string]string{ // the row of outcomes[150]
+				"outcomes":     `NEW.player = '` + outcomes[150].Player + `'`,
+				"event_chunks": `'` + outcomes[150].Player + `' = ANY (NEW.players)`,
+			}[table]
 			exec(t, s, `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
 				BEGIN RAISE EXCEPTION 'row refused'; END $$;
 				CREATE TRIGGER refuse BEFORE INSERT ON `+table+` FOR EACH ROW
-					WHEN (NEW.player = '`+outcomes[150].Player+`') EXECUTE FUNCTION refuse();`)
+					WHEN (`+refused+`) EXECUTE FUNCTION refuse();`)
 			st := begin(t, s, outcomes)
 			if err := s.WriteOutcomes(ctx, st, outcomes, rewards); err == nil {
 				t.Fatalf("WriteOutcomes with a row of %s refused: got nil, want the error", table)
@@ -122,7 +126,7 @@ func wantWritten(t *testing.T, s *postgres.Store, st league.Settlement, want wri
 			(SELECT status FROM settlements WHERE league = $1 AND period_start = $2),
 			(SELECT count(*) FROM outcomes WHERE league = $1 AND period_start = $2),
 			(SELECT count(*) FROM rewards WHERE league = $1 AND period_start = $2),
-			(SELECT count(*) FROM events WHERE league = $1 AND period_start = $2),
+			(SELECT count(*) FROM outbox WHERE league = $1 AND period_start = $2),
 			(SELECT count(*) FROM standings WHERE league = $1)`, st.League, st.Period).
 		Scan(&status, &got.outcomes, &got.rewards, &got.events, &got.standings)
 	testsvc.Must(t, err, "count the write")

@@ -118,3 +118,38 @@ func appendJSONB(b []byte, js []byte) []byte {
 	b = append(b, 1)
 	return append(b, js...)
 }
+
+// Element types of the arrays settlement writes (pg_type's oids): an
+// array's binary form names its element type, and Postgres refuses one
+// that is not the column's.
+const (
+	oidChar uint32 = 18 // "char"
+	oidInt8 uint32 = 20
+	oidInt4 uint32 = 23
+	oidText uint32 = 25
+)
+
+// appendArray appends a one-dimensional array of n elements of type oid,
+// elem(b, i) appending element i as a field (appendText, appendInt4, ...).
+// nulls says whether an element is NULL.
+func appendArray(b []byte, oid uint32, n int, nulls bool, elem func(b []byte, i int) []byte) []byte {
+	start := len(b)
+	b = append(b, 0, 0, 0, 0) // the field's length, known at the end
+	flags := uint32(0)
+	if nulls {
+		flags = 1
+	}
+	for _, v := range [...]uint32{1, flags, oid, uint32(n), 1} { // dimensions, flags, type, length, lower bound
+		b = binary.BigEndian.AppendUint32(b, v)
+	}
+	for i := range n {
+		b = elem(b, i)
+	}
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
+	return b
+}
+
+// appendChar appends a "char".
+func appendChar(b []byte, c byte) []byte {
+	return append(binary.BigEndian.AppendUint32(b, 1), c)
+}

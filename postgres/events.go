@@ -47,12 +47,13 @@ func eventType(o *league.Outcome) (events.Type, bool) {
 
 // writeSettlementEvents writes a settlement's events, after the rest of
 // its write: period.closed from the settlement row just updated, then one
-// player event per outcome and one reward.granted per reward, each in the
-// players' order, by binary COPY. A player's outcome comes before their
-// reward. items are the rewards' items as JSON, by index.
+// player event per outcome, packed in chunks (eventchunks.go), and one
+// reward.granted per reward, each in the players' order. A player's
+// outcome comes before their reward. items are the rewards' items as
+// JSON, by index.
 //
-// The COPY's ids are taken from the sequence at once (nextval, then setval
-// past them) and sent with the rows, as is the time: a default per row
+// The ids are taken from the sequence at once (nextval, then setval past
+// them) and sent with the rows, as is the time: a default per row
 // (nextval, now()) cost a tenth more of the events' write.
 func writeSettlementEvents(ctx context.Context, tx pgx.Tx, set league.Settlement, outcomes []league.Outcome, order []int32,
 	rewards []league.EarnedReward, rewardOrder []int32, items [][]byte) error {
@@ -75,31 +76,12 @@ func writeSettlementEvents(ctx context.Context, tx pgx.Tx, set league.Settlement
 	if err != nil {
 		return err
 	}
-	next := last - int64(len(outcomes)+len(rewards)) // the id before the first
-	leagueField, periodField, atField := encodeText(set.League), encodeTimestamptz(set.Period), encodeTimestamptz(now)
-	promoted, demoted, stayed := encodeText(string(events.PlayerPromoted)), encodeText(string(events.PlayerDemoted)), encodeText(string(events.PlayerStayed))
-	err = copyIn(ctx, tx, "events",
-		[]string{"id", "type", "league", "period_start", "player", "at", "tier_before", "tier_after", "board", "rank", "score", "cohort"},
-		len(outcomes), func(b []byte, i int) []byte {
-			o := &outcomes[order[i]]
-			t := stayed
-			switch o.Move { // checked against the tiers by checkWrite
-			case league.Promoted:
-				t = promoted
-			case league.Demoted:
-				t = demoted
-			}
-			next++
-			b = appendInt8(appendFields(b, 12), next)
-			b = append(append(append(b, t...), leagueField...), periodField...)
-			b = append(appendText(b, o.Player), atField...)
-			b = appendText(appendText(b, o.TierBefore), o.TierAfter)
-			b = appendInt8(appendInt4(appendInt4(b, o.Board), o.Rank), o.Score)
-			return appendTextOrNull(b, o.Cohort) // migration 0012: NULL for a tier's shared boards
-		})
-	if err != nil {
+	first := last - int64(len(outcomes)+len(rewards)) + 1 // the first player event's id
+	if err := copyEventChunks(ctx, tx, set, now, first, outcomes, order); err != nil {
 		return err
 	}
+	next := first + int64(len(outcomes)) - 1 // the id before the first reward's
+	leagueField, periodField, atField := encodeText(set.League), encodeTimestamptz(set.Period), encodeTimestamptz(now)
 	granted := encodeText(string(events.RewardGranted))
 	var data []byte
 	return copyIn(ctx, tx, "events", []string{"id", "type", "league", "period_start", "player", "at", "data"},
@@ -162,6 +144,8 @@ func claimEvents(ctx context.Context, tx pgx.Tx, claims []league.Claim, at []tim
 	return err
 }
 
+// eventColumns are what scanEvent reads, of a row of events (or of an
+// event of a chunk: eventchunks.go).
 const (
 	eventColumns    = `id, type, league, period_start, player, at, tier_before, tier_after, board, rank, score, data, cohort`
 	eventColumnsOfE = `e.id, e.type, e.league, e.period_start, e.player, e.at, e.tier_before, e.tier_after, e.board, e.rank, e.score, e.data, e.cohort`
@@ -171,13 +155,11 @@ const (
 // the given leagues only, or of every one for nil: the pull feed, and what
 // the deliverer reads.
 func (s *Store) Events(ctx context.Context, after int64, limit int, leagues []string) ([]events.Event, error) {
-	q := `SELECT ` + eventColumns + ` FROM events WHERE id > $1 ORDER BY id LIMIT $2`
 	args := []any{after, limit}
 	if leagues != nil {
-		q = `SELECT ` + eventColumns + ` FROM events WHERE id > $1 AND league = ANY($3) ORDER BY id LIMIT $2`
 		args = append(args, leagues)
 	}
-	rows, _ := s.pool.Query(ctx, q, args...)
+	rows, _ := s.pool.Query(ctx, eventsAfter(leagues != nil), args...)
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (events.Event, error) { return scanEvent(r) })
 	return out, storeError("events", err)
 }
@@ -276,7 +258,8 @@ func (l *deliveryLease) Release() {
 func (s *Store) StartWebhook(ctx context.Context, webhook string) (int64, error) {
 	var scanned int64
 	err := s.pool.QueryRow(ctx, `WITH added AS (
-			INSERT INTO event_webhooks (webhook, scanned_to) SELECT $1, coalesce(max(id), 0) FROM events
+			INSERT INTO event_webhooks (webhook, scanned_to)
+			SELECT $1, coalesce(greatest((SELECT max(id) FROM events), (SELECT max(last_id) FROM event_chunks)), 0)
 			ON CONFLICT (webhook) DO NOTHING
 			RETURNING scanned_to)
 		SELECT scanned_to FROM added UNION ALL SELECT scanned_to FROM event_webhooks WHERE webhook = $1`, webhook).Scan(&scanned)
@@ -340,7 +323,7 @@ func (s *Store) Scanned(ctx context.Context, webhook string, from, to int64, wai
 // Due returns up to limit heads due for a retry, the longest due first.
 func (s *Store) Due(ctx context.Context, webhook string, limit int) ([]events.Pending, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+eventColumnsOfE+`, d.attempts
-		FROM event_deliveries d JOIN events e ON e.id = d.event_id
+		FROM event_deliveries d CROSS JOIN LATERAL `+eventByID("d.event_id")+` e
 		WHERE d.webhook = $1 AND d.state = 'retry' AND d.next_at <= $3
 		ORDER BY d.next_at, d.event_id LIMIT $2`, webhook, limit, time.Now())
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (events.Pending, error) {
@@ -387,7 +370,7 @@ func (s *Store) Failed(ctx context.Context, webhook string, id int64, attempts i
 func (s *Store) DeadLetters(ctx context.Context, webhook string, limit int) ([]events.DeadLetter, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+eventColumnsOfE+`, d.webhook, d.attempts, d.last_error, d.updated_at,
 			(SELECT count(*) FROM event_deliveries h WHERE h.webhook = d.webhook AND h.lane = d.lane AND h.event_id > d.event_id)
-		FROM event_deliveries d JOIN events e ON e.id = d.event_id
+		FROM event_deliveries d CROSS JOIN LATERAL `+eventByID("d.event_id")+` e
 		WHERE d.state = 'dead' AND ($1 = '' OR d.webhook = $1)
 		ORDER BY d.event_id, d.webhook LIMIT $2`, webhook, limitOrAll(limit))
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (events.DeadLetter, error) {
@@ -426,8 +409,9 @@ func (s *Store) Progress(ctx context.Context, webhook string) (events.Progress, 
 	err = s.pool.QueryRow(ctx, `SELECT
 			count(*) FILTER (WHERE state = 'retry'), count(*) FILTER (WHERE state = 'held'), count(*) FILTER (WHERE state = 'dead'),
 			least(
-				(SELECT min(e.at) FROM event_deliveries r JOIN events e ON e.id = r.event_id WHERE r.webhook = $1 AND r.state = 'retry'),
-				(SELECT e.at FROM events e WHERE e.id > $2 ORDER BY e.id LIMIT 1))
+				(SELECT min(`+eventAt("r.event_id")+`) FROM event_deliveries r WHERE r.webhook = $1 AND r.state = 'retry'),
+				(SELECT e.at FROM events e WHERE e.id > $2 ORDER BY e.id LIMIT 1),
+				(SELECT c.at FROM event_chunks c WHERE c.last_id > $2 ORDER BY c.last_id LIMIT 1))
 		FROM event_deliveries WHERE webhook = $1`, webhook, p.ScannedTo).Scan(&p.Retrying, &p.Held, &p.Dead, &oldest)
 	p.Oldest = utc(oldest)
 	return p, storeError("delivery progress", err)

@@ -20,7 +20,7 @@ import (
 // countEvents counts the outbox's events by type.
 func countEvents(t *testing.T, s *postgres.Store) map[events.Type]int {
 	t.Helper()
-	rows, err := s.Pool().Query(t.Context(), `SELECT type, count(*) FROM events GROUP BY type`)
+	rows, err := s.Pool().Query(t.Context(), `SELECT type, count(*) FROM outbox GROUP BY type`)
 	testsvc.Must(t, err, "count events")
 	defer rows.Close()
 	out := map[events.Type]int{}
@@ -55,6 +55,7 @@ func allEvents(t *testing.T, s *postgres.Store, leagues []string) []events.Event
 // outcomes whose move contradicts their tiers are refused with nothing
 // written.
 func TestSettlementEvents(t *testing.T) {
+	defer postgres.SetEventChunk(64)() // 16 chunks
 	s, _ := newStore(t)
 	outcomes, rewards := settledField(1000)
 	st := beginBench(t, s, 0, len(outcomes))
@@ -257,13 +258,13 @@ func TestEventIDsFollowCommits(t *testing.T) {
 	}
 	wg.Wait()
 	var last int64
-	testsvc.Must(t, s.Pool().QueryRow(ctx, `SELECT max(id) FROM events`).Scan(&last), "max id")
+	testsvc.Must(t, s.Pool().QueryRow(ctx, `SELECT max(id) FROM outbox`).Scan(&last), "max id")
 	lastCh <- last
 	<-done
 	testsvc.Must(t, readErr, "reader")
 	want := leagues*periods*(1+players+players*3/100) + leagues*40*5
 	var total int
-	testsvc.Must(t, s.Pool().QueryRow(context.Background(), `SELECT count(*) FROM events`).Scan(&total), "count")
+	testsvc.Must(t, s.Pool().QueryRow(context.Background(), `SELECT count(*) FROM outbox`).Scan(&total), "count")
 	if total != want {
 		t.Fatalf("%d events written, want %d", total, want)
 	}

@@ -20,9 +20,9 @@ import (
 
 // WriteOutcomes stores a period's outcomes and rewards, moves the standings
 // they change, marks the settlement written and writes its events to the
-// outbox (period.closed, a player.* event per outcome, reward.granted per
-// reward; events.go). The status check makes it the only write of the
-// period, so its events are written exactly once.
+// outbox (period.closed, a player.* event per outcome, packed in chunks,
+// and reward.granted per reward; events.go). The status check makes it
+// the only write of the period, so its events are written exactly once.
 //
 // It is the bulk of a settlement, a million players in one call, so rows
 // travel by binary COPY (copy.go) in the order of the primary keys, and

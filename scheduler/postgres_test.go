@@ -88,17 +88,17 @@ func (f *fixture) checkEvents(week league.Period, players int) {
 	}
 	var closed, moves, distinct, wrong, granted, rewards int
 	err := pg.Pool().QueryRow(f.ctx, `SELECT
-			(SELECT count(*) FROM events WHERE league = 'weekly' AND period_start = $1 AND type = 'period.closed'),
-			(SELECT count(*) FROM events WHERE league = 'weekly' AND period_start = $1 AND type LIKE 'player.%'),
-			(SELECT count(DISTINCT player) FROM events WHERE league = 'weekly' AND period_start = $1 AND type LIKE 'player.%'),
-			(SELECT count(*) FROM events e JOIN outcomes o USING (league, period_start, player)
+			(SELECT count(*) FROM outbox WHERE league = 'weekly' AND period_start = $1 AND type = 'period.closed'),
+			(SELECT count(*) FROM outbox WHERE league = 'weekly' AND period_start = $1 AND type LIKE 'player.%'),
+			(SELECT count(DISTINCT player) FROM outbox WHERE league = 'weekly' AND period_start = $1 AND type LIKE 'player.%'),
+			(SELECT count(*) FROM outbox e JOIN outcomes o USING (league, period_start, player)
 				WHERE e.league = 'weekly' AND e.period_start = $1 AND e.type LIKE 'player.%' AND (
 					e.tier_before <> o.tier_before OR e.tier_after <> o.tier_after OR e.rank <> o.rank OR e.score <> o.score OR
 					e.type <> CASE
 						WHEN o.tier_before = o.tier_after THEN 'player.stayed'
 						WHEN (o.tier_before, o.tier_after) IN (('bronze', 'silver'), ('silver', 'gold')) THEN 'player.promoted'
 						ELSE 'player.demoted' END)),
-			(SELECT count(*) FROM events WHERE league = 'weekly' AND period_start = $1 AND type = 'reward.granted'),
+			(SELECT count(*) FROM outbox WHERE league = 'weekly' AND period_start = $1 AND type = 'reward.granted'),
 			(SELECT count(*) FROM rewards WHERE league = 'weekly' AND period_start = $1)`,
 		week.Start).Scan(&closed, &moves, &distinct, &wrong, &granted, &rewards)
 	testsvc.Must(f.t, err, "count events")
