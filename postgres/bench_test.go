@@ -204,3 +204,38 @@ func BenchmarkArchivedBoard(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEventFeed reads pages of the outbox after a settlement of a
+// million players, each page at a cursor drawn at random among the
+// settlement's events: a page of the deliverer's batch (500), and one of
+// the feed's largest (1000). It reports the outbox's bytes per player
+// (tables, indexes and TOAST).
+func BenchmarkEventFeed(b *testing.B) {
+	ctx := context.Background()
+	const players = 1_000_000
+	outcomes, rewards := settledField(players)
+	s, _ := newStore(b)
+	if err := s.WriteOutcomes(ctx, beginBench(b, s, 0, players), outcomes, rewards); err != nil {
+		b.Fatal(err)
+	}
+	var bytes float64
+	if err := s.Pool().QueryRow(ctx, `SELECT pg_total_relation_size('events') +
+			coalesce(pg_total_relation_size(to_regclass('event_chunks')), 0)`).Scan(&bytes); err != nil {
+		b.Fatal(err)
+	}
+	for _, limit := range []int{500, 1000} {
+		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
+			n := uint64(0)
+			for b.Loop() {
+				n++
+				after := int64(splitmix(n) % players)
+				evs, err := s.Events(ctx, after, limit, nil)
+				if err != nil || len(evs) != limit {
+					b.Fatalf("%v: %d events after %d", err, len(evs), after)
+				}
+			}
+			b.ReportMetric(float64(limit)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(bytes/players, "outbox-B/player")
+		})
+	}
+}

@@ -13,7 +13,7 @@ import (
 // written packed, eventChunk consecutive ids to a row of event_chunks, each
 // field an array (migration 0013): a million rows of events cost the
 // settlement's write more than any part but the standings, and a thousand
-// rows of arrays carry the same events for a fifth of that. Readers never
+// rows of arrays carry the same events for a third of that. Readers never
 // see the difference: Events, Due, DeadLetters and Progress read a chunk's
 // elements as events, by the same columns as a row of events.
 
