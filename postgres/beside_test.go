@@ -203,3 +203,44 @@ func TestWriteOutcomesSmallPools(t *testing.T) {
 		})
 	}
 }
+
+// A league's first settlement copies its standings straight in; the next
+// merges into them. Both write the same rows: the tier settled, since the
+// period, first played then; a catch-up of an earlier period moves only
+// the first period back.
+func TestFirstSettlementStandings(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := t.Context()
+	outcomes, rewards := settledField(300)
+	st := begin(t, s, outcomes)
+	testsvc.Must(t, s.WriteOutcomes(ctx, st, outcomes, rewards), "WriteOutcomes")
+	wantRows := func(when string, tierSince, firstPeriod time.Time, n int) {
+		t.Helper()
+		var got int
+		err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM standings s JOIN outcomes o
+				ON o.league = s.league AND o.player = s.player AND o.period_start = $2
+			WHERE s.league = $1 AND s.tier = o.tier_after AND s.tier_since = $2 AND s.first_period = $3
+				AND s.updated_at > now() - interval '1 minute'`, st.League, tierSince, firstPeriod).Scan(&got)
+		testsvc.Must(t, err, "standings")
+		if got != n {
+			t.Fatalf("%s: %d standings as their outcome of %s says, first played %s; want %d", when, got, tierSince, firstPeriod, n)
+		}
+	}
+	wantRows("after the first settlement", week0, week0, 300)
+
+	// The period before, settled late, for the same players and 10 new:
+	// the merge. Tiers stay the later period's; first periods move back.
+	earlier := week0.AddDate(0, 0, -7)
+	more, moreRewards := settledField(310)
+	late, err := s.BeginSettlement(ctx, league.Settlement{League: st.League, Period: earlier, PeriodEnd: week0})
+	testsvc.Must(t, err, "BeginSettlement")
+	late.Players = len(more)
+	testsvc.Must(t, s.WriteOutcomes(ctx, late, more, moreRewards), "WriteOutcomes, the period before")
+	wantRows("after the catch-up", week0, earlier, 300)
+	var newcomers int
+	testsvc.Must(t, s.Pool().QueryRow(ctx, `SELECT count(*) FROM standings WHERE league = $1 AND tier_since = $2 AND first_period = $2`,
+		st.League, earlier).Scan(&newcomers), "newcomers")
+	if newcomers != 10 {
+		t.Fatalf("%d standings set by the period before, want its 10 newcomers", newcomers)
+	}
+}
