@@ -26,7 +26,8 @@ import (
 //
 // It is the bulk of a settlement, a million players in one call, so rows
 // travel by binary COPY (copy.go) in the order of the primary keys, and
-// standings are merged from a temporary table in one statement. The
+// standings are merged from a temporary table in one statement (copied
+// straight in at a league's first settlement). The
 // outcomes and rewards go in a side transaction on a second connection
 // (beside.go) while the main one moves the standings and writes the events:
 // two of Postgres's cores instead of one. The side commits just before the
