@@ -26,11 +26,11 @@ import (
 //
 // It is the bulk of a settlement, a million players in one call, so rows
 // travel by binary COPY (copy.go) in the order of the primary keys, and
-// standings are merged from a temporary table in one statement (copied
-// straight in at a league's first settlement). The
-// outcomes and rewards go in a side transaction on a second connection
-// (beside.go) while the main one moves the standings and writes the events:
-// two of Postgres's cores instead of one. The side commits just before the
+// standings are merged from a temporary table in one statement (or, at a
+// league's first settlement, copied straight in). The outcomes and
+// rewards go in a side transaction on a second connection (beside.go)
+// while the main one moves the standings and writes the events: two of
+// Postgres's cores instead of one. The side commits just before the
 // main transaction; a crash between the two leaves the outcomes and rewards
 // committed with the settlement still started, and the retry, finding them,
 // writes only the rest.
